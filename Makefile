@@ -1,0 +1,23 @@
+# perfctrfs: top-level build and test entry points.
+#
+#   make            build the userspace parts (grammar runner, FUSE daemon)
+#   make check      install what is missing, build everything, run every
+#                   test stage: unit, FUSE suite, x86_64 and ppc64le
+#                   kernels in QEMU (scripts/check.sh)
+#   make check-STAGE  one stage: deps build unit fuse qemu-x86 qemu-ppc
+
+.PHONY: all check clean
+all:
+	$(MAKE) -C tests/unit
+	$(MAKE) -C proto-fuse
+
+check:
+	scripts/check.sh
+
+check-%:
+	scripts/check.sh $*
+
+clean:
+	$(MAKE) -C tests/unit clean
+	$(MAKE) -C proto-fuse clean
+	rm -rf build

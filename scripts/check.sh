@@ -1,0 +1,52 @@
+#!/bin/bash
+# Run every perfctrfs test stage, from nothing, and sum the results.
+#
+# Each stage is a command that prints TAP on stdout (progress on stderr)
+# and exits non-zero on failure.  Its TAP is kept in build/results/.
+# The last line is "N passed, N failed, N skipped" over every TAP line of
+# every stage; a stage that fails without a "not ok" line counts as one
+# failure of its own, so a crash is never a pass.
+#
+# Usage: scripts/check.sh [stage...]   (default: all stages, in order)
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+results=$top/build/results
+mkdir -p "$results"
+
+declare -A cmd=(
+	[deps]="scripts/deps.sh"
+	[build]="make -s all"
+	[unit]="make -s -C tests/unit check"
+	[fuse]="tests/run-fuse.sh"
+	[qemu-x86]="tests/qemu/run.sh x86_64"
+	[qemu-ppc]="tests/qemu/run.sh ppc64le"
+)
+order=(deps build unit fuse qemu-x86 qemu-ppc)
+[ $# -gt 0 ] && order=("$@")
+
+pass=0 fail=0 skip=0 bad_stages=()
+t0=$(date +%s)
+for st in "${order[@]}"; do
+	[ -n "${cmd[$st]:-}" ] || { echo "check: no stage '$st'" >&2; exit 2; }
+	s0=$(date +%s)
+	echo "=== stage $st: ${cmd[$st]}" >&2
+	${cmd[$st]} > "$results/$st.tap"
+	rc=$?
+	cat "$results/$st.tap"
+	p=$(grep -cE '^ok [0-9]+' "$results/$st.tap" | tr -d ' ')
+	s=$(grep -ciE '^ok [0-9]+.*# skip' "$results/$st.tap" | tr -d ' ')
+	f=$(grep -cE '^not ok [0-9]+' "$results/$st.tap" | tr -d ' ')
+	p=$((p - s))
+	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "not ok - stage $st exited $rc without a failing test line"
+	fi
+	[ $rc -ne 0 ] && bad_stages+=("$st")
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	printf '=== stage %s: %ss, %d passed, %d failed, %d skipped, exit %d\n' \
+		"$st" $(($(date +%s) - s0)) "$p" "$f" "$s" "$rc" >&2
+done
+echo "check: $(($(date +%s) - t0))s in all${bad_stages[*]:+; failed stages: ${bad_stages[*]}}" >&2
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ] && [ ${#bad_stages[@]} -eq 0 ]
