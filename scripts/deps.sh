@@ -1,9 +1,16 @@
 #!/bin/bash
 # Install the Debian packages in scripts/packages.txt that are missing.
 # Quiet and quick when everything is there already.
+#
+#   deps.sh          everything the tests need (kernels, QEMU, cross gcc)
+#   deps.sh --fuse   only what building and mounting the FUSE daemon needs
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-mapfile -t want < <(grep -v '^#' "$here/packages.txt" | sed '/^$/d')
+if [ "${1:-}" = --fuse ]; then
+	want=(build-essential pkg-config libfuse3-dev fuse3 attr)
+else
+	mapfile -t want < <(grep -v '^#' "$here/packages.txt" | sed '/^$/d')
+fi
 missing=()
 for p in "${want[@]}"; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
