@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * internal.h - what the parts of fs/perfctrfs tell each other.
+ *
+ *	super.c    mount, options, superblock, inode life cycle
+ *	dir.c      lookup + readdir of the five levels, revalidation, xattrs
+ *	catalog.c  the PMUs, their formats and aliases, per-CPU probing
+ *	file.c     the leaf's file_operations            (counter side)
+ *	counter.c  perf counters behind an open leaf      (counter side)
+ *
+ * Every inode carries, in i_private, what the path down to it names: a
+ * struct perfctrfs_node whose first member is the struct perfctrfs_leaf
+ * that the counter side reads.  A directory's node has the levels above
+ * and including it filled in; a leaf's node has all five.  Nodes are
+ * built at lookup, never change, and are freed when the inode is evicted.
+ */
+#ifndef _PERFCTRFS_INTERNAL_H
+#define _PERFCTRFS_INTERNAL_H
+
+#include <linux/fs.h>
+#include <linux/pid.h>
+#include <linux/uidgid.h>
+#include "grammar.h"
+
+#define PERFCTRFS_MAGIC		0x70637466	/* "pctf" */
+
+/* What a leaf names; built by dir.c at lookup; immutable; inode->i_private */
+struct perfctrfs_leaf {
+	struct perfctrfs_cpu cpu;
+	struct perfctrfs_event_spec spec;
+	struct perfctrfs_pid pid;
+	struct pid *target;	/* PERFCTRFS_PID_NUM: a reference (get_pid),
+				 * dropped by perfctrfs_leaf_free() at evict */
+	enum perfctrfs_type type;
+	struct perfctrfs_period period;
+};
+
+extern const struct file_operations perfctrfs_leaf_fops;	/* file.c */
+
+#include "counter.h"	/* the counter side's declarations */
+
+static inline struct perfctrfs_leaf *perfctrfs_leaf(struct inode *inode)
+{
+	return inode->i_private;
+}
+
+/* ---- the namespace side (super.c, dir.c, catalog.c) ------------------ */
+
+/* The depth of an inode: which fields of its leaf are valid. */
+enum perfctrfs_level {
+	PERFCTRFS_LVL_ROOT,	/* nothing */
+	PERFCTRFS_LVL_CPU,	/* .cpu */
+	PERFCTRFS_LVL_EVENT,	/* + .spec */
+	PERFCTRFS_LVL_PID,	/* + .pid, .target */
+	PERFCTRFS_LVL_TYPE,	/* + .type */
+	PERFCTRFS_LVL_LEAF,	/* + .period: a regular file */
+};
+
+struct perfctrfs_node {
+	struct perfctrfs_leaf leaf;	/* first: perfctrfs_leaf() casts */
+	enum perfctrfs_level level;
+};
+
+static inline struct perfctrfs_node *perfctrfs_node(struct inode *inode)
+{
+	return inode->i_private;
+}
+
+struct perfctrfs_mount_opts {
+	kuid_t uid;
+	kgid_t gid;
+	umode_t mode;		/* leaves; directories get its r bits as r-x */
+};
+
+struct perfctrfs_cat;		/* catalog.c: opaque */
+
+/* sb->s_fs_info */
+struct perfctrfs_fs_info {
+	struct perfctrfs_mount_opts opts;
+	struct perfctrfs_cat *cat;
+};
+
+static inline struct perfctrfs_fs_info *perfctrfs_sbi(struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+/* super.c */
+struct inode *perfctrfs_new_inode(struct super_block *sb,
+				  struct perfctrfs_node *node);
+void perfctrfs_leaf_free(struct perfctrfs_node *node);
+
+/* dir.c */
+extern const struct inode_operations perfctrfs_dir_iops[PERFCTRFS_LVL_LEAF];
+extern const struct file_operations perfctrfs_dir_fops[PERFCTRFS_LVL_LEAF];
+extern const struct inode_operations perfctrfs_leaf_iops;
+extern const struct dentry_operations perfctrfs_dops;
+extern const struct xattr_handler *perfctrfs_xattr_handlers[];
+
+/* catalog.c */
+struct perfctrfs_cat *perfctrfs_cat_build(void);
+void perfctrfs_cat_free(struct perfctrfs_cat *cat);
+const struct perfctrfs_catalog *perfctrfs_cat_grammar(const struct perfctrfs_cat *cat);
+unsigned int perfctrfs_cat_nr(const struct perfctrfs_cat *cat);
+const char *perfctrfs_cat_name(const struct perfctrfs_cat *cat, unsigned int i);
+const char *perfctrfs_cat_desc(const struct perfctrfs_cat *cat,
+			       const char *name, size_t len);
+bool perfctrfs_cat_countable(struct perfctrfs_cat *cat,
+			     const struct perfctrfs_cpu *cpu, unsigned int i);
+int perfctrfs_probe_spec(const struct perfctrfs_cpu *cpu,
+			 const struct perfctrfs_event_spec *spec);
+int perfctrfs_catalog_init(void);
+
+#endif /* _PERFCTRFS_INTERNAL_H */
