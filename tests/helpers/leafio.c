@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * leafio - open one perfctrfs leaf and run a script of operations on the
+ * open descriptor, printing one result line per operation, so a bats test
+ * can see exactly what read(), pread(), write() and poll() returned.
+ *
+ *	leafio [-w] [-n] PATH OP...
+ *
+ *	-w	open O_RDWR (default O_RDONLY)
+ *	-n	open O_NONBLOCK
+ *
+ * Operations, and what each prints:
+ *	read		one read(4096): the data (a final newline dropped),
+ *			"EOF", or the errno name ("EAGAIN", "EINTR")
+ *	read1		read() 1 byte at a time until a newline or EOF:
+ *			"<number of read calls> <line>"
+ *	readall		read() until EOF: every line, then "EOF"
+ *	pread=OFF	one pread(4096) at OFF: as read
+ *	seek=OFF	lseek(OFF, SEEK_SET): "ok" or the errno name
+ *	write=WORD	one write() of WORD: "ok" or the errno name
+ *	poll=MS		poll(POLLIN) for MS ms: "timeout", or the revents
+ *			as "POLLIN|POLLHUP..."
+ *	alarm=MS	the next blocking call is interrupted after MS ms
+ *			(it then prints "EINTR"); prints nothing
+ *	sleep=MS	sleep; prints nothing
+ *	spin=MS		burn CPU in this process; prints nothing
+ *	waitexit=PID	wait (at most 30 s) until PID has exited (gone or a
+ *			zombie); prints nothing
+ *	sh=COMMAND	run COMMAND with /bin/sh while the leaf stays open;
+ *			prints nothing (its own output goes through)
+ *	ms		print the milliseconds since the previous "ms" (or
+ *			since open)
+ *
+ * If open() fails, prints "open <ERRNO>" and exits 1.  Bad usage exits 2.
+ */
+#include "common.h"
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/time.h>
+
+static char buf[65536];
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void print_data(ssize_t n)
+{
+	if (n < 0) {
+		printf("%s\n", errname(errno));
+		return;
+	}
+	if (n == 0) {
+		printf("EOF\n");
+		return;
+	}
+	if (buf[n - 1] == '\n')
+		n--;
+	printf("%.*s\n", (int)n, buf);
+}
+
+static void print_revents(short re)
+{
+	static const struct { short bit; const char *name; } bits[] = {
+		{ POLLIN, "POLLIN" }, { POLLPRI, "POLLPRI" },
+		{ POLLOUT, "POLLOUT" }, { POLLERR, "POLLERR" },
+		{ POLLHUP, "POLLHUP" }, { POLLNVAL, "POLLNVAL" },
+		{ POLLRDNORM, "POLLRDNORM" },
+	};
+	const char *sep = "";
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (re & bits[i].bit) {
+			printf("%s%s", sep, bits[i].name);
+			sep = "|";
+		}
+	printf("%s\n", *sep ? "" : "0");
+}
+
+static int exited(const char *pid)
+{
+	char path[64], stat[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	n = fread(stat, 1, sizeof(stat) - 1, f);
+	fclose(f);
+	stat[n] = '\0';
+	p = strrchr(stat, ')');
+	return !p || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X';
+}
+
+static void spin_ms(double ms)
+{
+	volatile unsigned long x = 0;
+	double end = now_ms() + ms;
+	unsigned long i;
+
+	while (now_ms() < end)
+		for (i = 0; i < 10000; i++)
+			x += i;
+}
+
+static int run(int fd, const char *op, double *mark)
+{
+	const char *arg = strchr(op, '=');
+	struct itimerval it = { 0 };
+	struct pollfd pfd;
+	unsigned int calls;
+	size_t len;
+	ssize_t n;
+	double t;
+	int r, i;
+
+	arg = arg ? arg + 1 : "";
+	if (!strcmp(op, "read")) {
+		print_data(read(fd, buf, sizeof(buf) - 1));
+	} else if (!strcmp(op, "read1")) {
+		len = 0;
+		for (calls = 1; len < sizeof(buf) - 1; calls++) {
+			n = read(fd, buf + len, 1);
+			if (n < 0) {
+				printf("%u %s\n", calls, errname(errno));
+				return 0;
+			}
+			if (n == 0 || buf[len] == '\n')
+				break;
+			len++;
+		}
+		printf("%u %.*s\n", calls, (int)len, buf);
+	} else if (!strcmp(op, "readall")) {
+		for (i = 0; i < 100000; i++) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			if (n <= 0) {
+				print_data(n);
+				break;
+			}
+			fwrite(buf, 1, n, stdout);
+			fflush(stdout);
+		}
+	} else if (!strncmp(op, "pread=", 6)) {
+		print_data(pread(fd, buf, sizeof(buf) - 1, num_arg(arg)));
+	} else if (!strncmp(op, "seek=", 5)) {
+		r = lseek(fd, num_arg(arg), SEEK_SET) < 0;
+		printf("%s\n", r ? errname(errno) : "ok");
+	} else if (!strncmp(op, "write=", 6)) {
+		n = write(fd, arg, strlen(arg));
+		printf("%s\n", n < 0 ? errname(errno) : "ok");
+	} else if (!strncmp(op, "poll=", 5)) {
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		r = poll(&pfd, 1, num_arg(arg));
+		if (r < 0)
+			printf("%s\n", errname(errno));
+		else if (r == 0)
+			printf("timeout\n");
+		else
+			print_revents(pfd.revents);
+	} else if (!strncmp(op, "alarm=", 6)) {
+		it.it_value.tv_sec = num_arg(arg) / 1000;
+		it.it_value.tv_usec = num_arg(arg) % 1000 * 1000;
+		setitimer(ITIMER_REAL, &it, NULL);
+	} else if (!strncmp(op, "sleep=", 6)) {
+		usleep(num_arg(arg) * 1000);
+	} else if (!strncmp(op, "spin=", 5)) {
+		spin_ms(num_arg(arg));
+	} else if (!strncmp(op, "waitexit=", 9)) {
+		for (i = 0; i < 3000 && !exited(arg); i++)
+			usleep(10000);
+	} else if (!strncmp(op, "sh=", 3)) {
+		fflush(stdout);
+		if (system(arg) == -1)
+			return -1;
+	} else if (!strcmp(op, "ms")) {
+		t = now_ms();
+		printf("%.0f\n", t - *mark);
+		*mark = t;
+	} else {
+		fprintf(stderr, "leafio: unknown op %s\n", op);
+		return -1;
+	}
+	fflush(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	int flags = O_RDONLY, fd, i;
+	double mark;
+
+	/* no SA_RESTART: an alarm must interrupt a blocked read */
+	sigaction(SIGALRM, &sa, NULL);
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (!strcmp(argv[i], "-w"))
+			flags = (flags & ~O_ACCMODE) | O_RDWR;
+		else if (!strcmp(argv[i], "-n"))
+			flags |= O_NONBLOCK;
+		else
+			break;
+	}
+	if (i >= argc) {
+		fprintf(stderr, "usage: leafio [-w] [-n] PATH OP...\n");
+		return 2;
+	}
+	fd = open(argv[i], flags);
+	if (fd < 0) {
+		printf("open %s\n", errname(errno));
+		return 1;
+	}
+	mark = now_ms();
+	for (i++; i < argc; i++)
+		if (run(fd, argv[i], &mark))
+			return 2;
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spin - burn CPU for a bounded time, in one or more threads.
+ *
+ *	spin [-T THREADS] SECONDS
+ *
+ * Every thread burns until SECONDS of wall time have passed since start
+ * (fractions allowed: 0.5), then the process exits 0.  With -T, it first
+ * prints the thread ids, one a line, so the suite can count one thread.
+ */
+#include "common.h"
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+static double deadline;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *burn(void *arg)
+{
+	volatile unsigned long x = 0;
+	unsigned long i;
+
+	pthread_mutex_lock(&lock);
+	printf("%ld\n", (long)syscall(SYS_gettid));
+	fflush(stdout);
+	pthread_mutex_unlock(&lock);
+	while (now() < deadline)
+		for (i = 0; i < 100000; i++)
+			x += i;
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t th[64];
+	unsigned long nt = 1, i;
+	double secs;
+	char *end;
+
+	if (argc == 4 && !strcmp(argv[1], "-T")) {
+		nt = num_arg(argv[2]);
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc != 2 || nt < 1 || nt > 64) {
+		fprintf(stderr, "usage: spin [-T THREADS] SECONDS\n");
+		return 2;
+	}
+	secs = strtod(argv[1], &end);
+	if (*end || secs < 0 || secs > 3600) {
+		fprintf(stderr, "spin: bad SECONDS %s\n", argv[1]);
+		return 2;
+	}
+	deadline = now() + secs;
+	for (i = 1; i < nt; i++)
+		if (pthread_create(&th[i], NULL, burn, NULL)) {
+			fprintf(stderr, "spin: pthread_create failed\n");
+			return 1;
+		}
+	burn(NULL);
+	for (i = 1; i < nt; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
