@@ -51,6 +51,8 @@ int main(int argc, char **argv)
 		perror("mmap");
 		return 1;
 	}
+	/* one fault per page: no transparent huge page may cover several */
+	madvise(p, n * page, MADV_NOHUGEPAGE);
 	for (i = 0; i < n; i++)
 		p[i * page] = 1;
 	if (linger)

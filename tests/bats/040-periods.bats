@@ -1,0 +1,132 @@
+#!/usr/bin/env bats
+#
+# Periods: N events (blocks until N more events happened), times (one line
+# per interval), O_NONBLOCK, poll(), and EOF when the target exits.
+
+load helpers
+
+setup_file() {
+	leak_baseline
+}
+
+setup() {
+	perfctr_setup
+}
+
+teardown() {
+	kill_bg_jobs
+}
+
+# Start a CPU burner for $1 seconds; its pid in $spinner.
+start_spinner() {
+	"$H/spin" "$1" >/dev/null 3>&- &
+	spinner=$!
+}
+
+# Start a process that sleeps $1 seconds; its pid in $sleeper.
+start_sleeper() {
+	sleep "$1" >/dev/null 3>&- &
+	sleeper=$!
+}
+
+@test "period N: each read waits for N more events and lines are cumulative" {
+	start_spinner 5
+	# 50 ms of task clock a line
+	run timeout 20 "$H/leafio" "$(leaf all task_clock$U "$spinner" simple 50000000)" read read read
+	[ "$status" -eq 0 ]
+	a=${lines[0]} b=${lines[1]} c=${lines[2]}
+	is_count "$a" && is_count "$b" && is_count "$c" || die "not counts: ${lines[*]}"
+	assert_ge "$a" 50000000 "first line"
+	assert_ge "$((b - a))" 50000000 "second minus first"
+	assert_ge "$((c - b))" 50000000 "third minus second"
+}
+
+@test "period N without O_NONBLOCK blocks while too few events happen" {
+	start_sleeper 10
+	run timeout 10 "$H/leafio" "$(leaf all task_clock$U "$sleeper" simple 1000000000000)" alarm=500 read
+	assert_eq "${lines[0]}" EINTR "a blocked read interrupted by an alarm"
+}
+
+@test "period N with O_NONBLOCK gives EAGAIN while no line is ready" {
+	start_sleeper 10
+	run timeout 10 "$H/leafio" -n "$(leaf all task_clock$U "$sleeper" simple 1000000000000)" read
+	assert_eq "${lines[0]}" EAGAIN "O_NONBLOCK read"
+}
+
+@test "period N with O_NONBLOCK returns the line once it is ready" {
+	start_spinner 5
+	run timeout 10 "$H/leafio" -n "$(leaf all task_clock$U "$spinner" simple 10000000)" poll=3000 read
+	assert_eq "${lines[0]}" POLLIN "poll"
+	is_count "${lines[1]}" || die "read after POLLIN: ${lines[1]}"
+	assert_ge "${lines[1]}" 10000000 "the line"
+}
+
+@test "poll reports POLLIN when a line is ready and times out when not" {
+	start_spinner 5
+	start_sleeper 10
+	run timeout 10 "$H/leafio" "$(leaf all task_clock$U "$sleeper" simple 1000000000000)" poll=300
+	assert_eq "${lines[0]}" timeout "poll on a sleeping target"
+	run timeout 10 "$H/leafio" "$(leaf all task_clock$U "$spinner" simple 20000000)" poll=5000
+	assert_match "${lines[0]}" '^POLLIN' "poll on a spinning target"
+}
+
+@test "period 0 never blocks and poll reports it readable" {
+	start_sleeper 10
+	run timeout 10 "$H/leafio" -n "$(leaf all task_clock$U "$sleeper" simple 0)" poll=0 read
+	assert_match "${lines[0]}" '^POLLIN' "poll of period 0"
+	is_count "${lines[1]}" || die "O_NONBLOCK period-0 read: ${lines[1]}"
+}
+
+@test "a blocked period-N read returns what is left, then EOF, when the target exits" {
+	start_spinner 0.5
+	run timeout 15 "$H/leafio" "$(leaf all task_clock$U "$spinner" simple 1000000000000)" readall
+	[ "$status" -eq 0 ] || die "leafio timed out or failed: $status ${lines[*]}"
+	assert_eq "${lines[-1]}" EOF "last read"
+	[ "${#lines[@]}" -eq 2 ] || die "expected one line then EOF: ${lines[*]}"
+	assert_ge "${lines[0]}" 1000000 "final count of a 0.5 s spinner"
+}
+
+@test "poll reports POLLHUP after the target exited" {
+	start_sleeper 0.3
+	run timeout 15 "$H/leafio" "$(leaf all task_clock$U "$sleeper" simple 1000000000000)" waitexit="$sleeper" sleep=100 poll=3000
+	assert_match "${lines[0]}" 'POLLHUP' "poll after exit"
+}
+
+@test "cat of a 1s leaf prints about one line a second and ends when the process exits" {
+	start_spinner 3.5
+	t0=$(date +%s)
+	run timeout 15 cat "$(leaf all task_clock$U "$spinner" simple 1s)"
+	t1=$(date +%s)
+	[ "$status" -eq 0 ] || die "cat exited $status (124 = did not end with the process)"
+	n=${#lines[@]}
+	[ "$n" -ge 2 ] && [ "$n" -le 5 ] || die "$n lines in 3.5 s: ${lines[*]}"
+	prev=0
+	for l in "${lines[@]}"; do
+		is_count "$l" || die "not a count: $l"
+		assert_ge "$l" "$prev" "cumulative line"
+		prev=$l
+	done
+	assert_le $((t1 - t0)) 8 "seconds cat ran"
+}
+
+@test "a time period spaces lines by the interval" {
+	start_spinner 3
+	run timeout 15 "$H/leafio" "$(leaf all task_clock$U "$spinner" simple 500ms)" read ms read ms read ms
+	[ "$status" -eq 0 ]
+	# lines: count ms count ms count ms
+	for i in 3 5; do
+		assert_ge "${lines[$i]}" 350 "ms between lines" || return 1
+		assert_le "${lines[$i]}" 1500 "ms between lines" || return 1
+	done
+}
+
+@test "a time period line is ready for poll after the interval, not before" {
+	start_sleeper 10
+	run timeout 10 "$H/leafio" "$(leaf all task_clock$U "$sleeper" simple 1s)" poll=300 poll=3000
+	assert_eq "${lines[0]}" timeout "poll before the interval"
+	assert_match "${lines[1]}" '^POLLIN' "poll after the interval"
+}
+
+@test "040-periods: no counter left held" {
+	assert_no_leak
+}

@@ -1,0 +1,123 @@
+#!/usr/bin/env bats
+#
+# The pid level: self is the opener, a pid counts all its threads, a
+# thread id counts one thread, all is CPU-wide, counters inherit.
+
+load helpers
+
+setup_file() {
+	leak_baseline
+}
+
+setup() {
+	perfctr_setup
+}
+
+teardown() {
+	kill_bg_jobs
+}
+
+@test "self counts the process that opens the leaf" {
+	# leafio opens self and burns 300 ms itself: a counter on anything but
+	# the opener (the daemon, the shell) would not see it
+	run "$H/leafio" "$(leaf all task_clock$U self simple 0)" spin=300 pread=0
+	[ "$status" -eq 0 ]
+	assert_ge "${lines[0]}" 30000000 "task_clock of a self that burned 300 ms"
+	run "$H/leafio" "$(leaf all task_clock$U self simple 0)" sleep=300 pread=0
+	assert_le "${lines[0]}" 100000000 "task_clock of a self that slept 300 ms"
+}
+
+@test "self seen by two openers is two separate counters" {
+	"$H/leafio" "$(leaf all task_clock$U self simple 0)" spin=400 pread=0 > "$BATS_TEST_TMPDIR/a" 3>&- &
+	run "$H/leafio" "$(leaf all task_clock$U self simple 0)" sleep=400 pread=0
+	wait
+	assert_le "${lines[0]}" 100000000 "the sleeping opener's count"
+	assert_ge "$(cat "$BATS_TEST_TMPDIR/a")" 30000000 "the spinning opener's count"
+}
+
+@test "a pid counts all of its threads, a thread id only that thread" {
+	"$H/spin" -T 2 4 > "$BATS_TEST_TMPDIR/tids" 3>&- &
+	pid=$!
+	wait_until "[ \$(wc -l < $BATS_TEST_TMPDIR/tids) -ge 2 ]" || die "spin never started"
+	tid=$(grep -vx "$pid" "$BATS_TEST_TMPDIR/tids" | head -1)
+	assert_eq "$(lookup "$M/all/task_clock/$tid")" dir "lookup of thread id $tid"
+	"$H/leafio" "$(leaf all task_clock$U "$tid" simple 0)" pread=0 sleep=1500 pread=0 > "$BATS_TEST_TMPDIR/t" 3>&- &
+	reader=$!
+	run "$H/leafio" "$(leaf all task_clock$U "$pid" simple 0)" pread=0 sleep=1500 pread=0
+	wait "$reader" || true
+	mapfile -t t < "$BATS_TEST_TMPDIR/t"
+	dp=$((lines[1] - lines[0]))
+	dt=$((t[1] - t[0]))
+	assert_ge "$dt" 10000000 "thread delta"
+	# two equally busy threads: the process sees both, about twice one,
+	# however many CPUs there are to share
+	assert_ge "$((dp * 10))" "$((dt * 15))" "process delta ($dp) vs 1.5 x thread delta ($dt)"
+	# one thread cannot run more than the wall time
+	assert_le "$dt" 1800000000 "thread delta over 1.5 s"
+}
+
+@test "a process counter inherits children created after the open" {
+	# the shell stops itself, we open its counter, it forks a burner
+	sh -c "kill -STOP \$\$; $H/spin 0.6; true" >/dev/null 3>&- &
+	pid=$!
+	wait_until "grep -q '^State:.*T' /proc/$pid/status" || die "shell never stopped"
+	run timeout 15 "$H/leafio" "$(leaf all task_clock$U "$pid" simple 0)" sh="kill -CONT $pid" waitexit="$pid" read
+	[ "$status" -eq 0 ]
+	# the shell itself burns next to nothing: the count is the child's
+	assert_ge "${lines[0]}" 100000000 "task_clock of shell + child that spun 0.6 s"
+}
+
+@test "cpu all with pid all is the sum over CPUs, at least any single CPU" {
+	perf=$("$H/perfopen" -p -1 -C 0 "1:0$U")
+	if [[ $perf != ok* ]]; then
+		# perf refuses CPU-wide counting to this caller: so must we
+		run "$H/leafio" "$(leaf all cpu_clock$U all simple 0)" read
+		assert_eq "${lines[0]}" "open $perf" "open of all/cpu_clock/all as $(id -un)"
+		return 0
+	fi
+	n=$(online_cpus | wc -l)
+	"$H/leafio" "$(leaf 0 cpu_clock$U all simple 0)" sleep=300 pread=0 > "$BATS_TEST_TMPDIR/c0" 3>&- &
+	run "$H/leafio" "$(leaf all cpu_clock$U all simple 0)" sleep=300 sh="sleep 0.2" pread=0
+	wait
+	c0=$(cat "$BATS_TEST_TMPDIR/c0")
+	is_count "$c0" || die "cpu 0: $c0"
+	assert_ge "${lines[0]}" "$c0" "system-wide cpu_clock vs cpu 0"
+	# cpu_clock of a CPU runs with wall time: about n CPUs x 0.5 s
+	assert_ge "${lines[0]}" $((n * 300000000)) "system-wide cpu_clock over >= 0.5 s on $n CPUs"
+}
+
+@test "per-CPU counters of one process add up to its any-CPU counter" {
+	"$H/spin" 4 >/dev/null 3>&- &
+	pid=$!
+	readers=()
+	for c in $(online_cpus) all; do
+		"$H/leafio" "$(leaf "$c" task_clock$U "$pid" simple 0)" sleep=1500 pread=0 \
+			> "$BATS_TEST_TMPDIR/cpu.$c" 3>&- &
+		readers+=($!)
+	done
+	wait "${readers[@]}"
+	all=$(cat "$BATS_TEST_TMPDIR/cpu.all")
+	assert_ge "$all" 100000000 "any-CPU task_clock over 1.5 s"
+	sum=0
+	for c in $(online_cpus); do
+		v=$(cat "$BATS_TEST_TMPDIR/cpu.$c")
+		is_count "$v" || die "cpu $c: $v"
+		sum=$((sum + v))
+	done
+	# opened and read a few ms apart: equal within 20 %
+	assert_ge "$((sum * 10))" "$((all * 8))" "sum over CPUs ($sum) vs all ($all)"
+	assert_le "$((sum * 10))" "$((all * 12))" "sum over CPUs ($sum) vs all ($all)"
+}
+
+@test "a counter on an exited process reads its final count, then EOF" {
+	"$H/spin" 0.3 >/dev/null 3>&- &
+	pid=$!
+	run timeout 10 "$H/leafio" "$(leaf all task_clock$U "$pid" simple 0)" waitexit="$pid" read read
+	[ "$status" -eq 0 ]
+	assert_ge "${lines[0]}" 1000000 "final count"
+	assert_eq "${lines[1]}" EOF "after the final count"
+}
+
+@test "050-pids: no counter left held" {
+	assert_no_leak
+}

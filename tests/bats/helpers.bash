@@ -1,0 +1,276 @@
+# helpers.bash - small named helpers for the perfctrfs conformance suite.
+#
+# The suite runs against whatever perfctrfs is mounted: the FUSE daemon on
+# a host (tests/run-fuse.sh) or the kernel filesystem in a QEMU guest
+# (tests/qemu/).  It runs as root and again as an unprivileged user.
+#
+# Environment contract:
+#   PERFCTR_MNT         the mount point (default /dev/perfctr)
+#   PERFCTR_BACKEND     fuse|kernel: only for the few things that truly
+#                       differ (how to mount a second instance, where the
+#                       daemon's perf fds are); default fuse
+#   PERFCTR_HELPERS     directory of the helper binaries built from
+#                       tests/helpers (default tests/helpers/bin)
+#   PERFCTR_DAEMON_PID  (fuse) pid of the daemon serving PERFCTR_MNT
+#   PERFCTR_FUSE_BIN    (fuse) the daemon binary, to mount extra
+#                       instances (default proto-fuse/perfctrfs-fuse)
+#   PERFCTR_USERS       two unprivileged user names for the permission
+#                       tests (default "perfctr-t1 perfctr-t2"); created
+#                       when missing and root, else those tests skip
+#
+# What the suite may use: bash, busybox applets with busybox options only
+# (cat head ls stat find awk sed grep sleep timeout dd kill), and the
+# helpers.  Tests of other clients (coreutils, getfattr, python3) skip
+# with "<tool> not installed here" when the machine lacks them.  Tests
+# that need root skip with "needs root".  Skips are decided in setup()
+# or in the test itself, never in setup_file (bats 1.8.2 mis-reports it).
+
+PERFCTR_MNT=${PERFCTR_MNT:-/dev/perfctr}
+PERFCTR_BACKEND=${PERFCTR_BACKEND:-fuse}
+PERFCTR_HELPERS=${PERFCTR_HELPERS:-$(cd "$BATS_TEST_DIRNAME/../helpers/bin" 2>/dev/null && pwd)}
+PERFCTR_USERS=${PERFCTR_USERS:-perfctr-t1 perfctr-t2}
+M=$PERFCTR_MNT
+H=$PERFCTR_HELPERS
+export PERFCTR_MNT PERFCTR_BACKEND PERFCTR_HELPERS
+
+# ---- setup and skips ---------------------------------------------------
+
+# Fail (not skip) when there is nothing to test: a missing mount or
+# missing helpers is a broken run, not a machine that lacks a feature.
+perfctr_setup() {
+	[ -x "$H/leafio" ] || die "no helper binaries in PERFCTR_HELPERS=$H"
+	[ -d "$M/all" ] || die "perfctrfs is not mounted at PERFCTR_MNT=$M"
+}
+
+die() {
+	echo "# $*" >&2
+	return 1
+}
+
+is_root() { [ "$(id -u)" = 0 ]; }
+
+require_root() { is_root || skip "needs root"; }
+
+require_cmd() {
+	local c
+	for c; do
+		command -v "$c" >/dev/null 2>&1 || skip "$c not installed here"
+	done
+}
+
+# GNU coreutils (not busybox) behind the name $1.
+require_coreutils() {
+	require_cmd "$1"
+	"$1" --version 2>/dev/null | grep -q 'GNU coreutils' ||
+		skip "coreutils $1 not installed here (busybox only)"
+}
+
+require_fuse() {
+	[ "$PERFCTR_BACKEND" = fuse ] || skip "only the FUSE backend has a daemon"
+}
+
+# Every event a CPU dir lists.
+events_of() { ls "$M/${1:-all}"; }
+
+# Skip unless the event is listed (listed implies looks up implies opens).
+require_event() {
+	events_of "${2:-all}" | grep -qxF "$1" || skip "event $1 not listed on this machine"
+}
+
+# The generic hardware events of the contract.
+HW_EVENTS="cycles instructions cache_references cache_misses branch_instructions branch_misses bus_cycles stalled_cycles_frontend stalled_cycles_backend ref_cycles"
+SW_EVENTS="cpu_clock task_clock page_faults context_switches cpu_migrations minor_faults major_faults alignment_faults emulation_faults"
+
+# The first listed generic hardware event, or a skip.
+hw_event() {
+	local e listed
+	listed=$(events_of all)
+	for e in $HW_EVENTS; do
+		if echo "$listed" | grep -qxF "$e"; then
+			echo "$e"
+			return 0
+		fi
+	done
+	return 1
+}
+
+online_cpus() { ls "$M" | grep -E '^[0-9]+$' | sort -n; }
+
+# The modifier this caller needs to count at all: ":u" where
+# perf_event_paranoid forbids it counting the kernel (paranoid >= 2 for an
+# unprivileged user), else nothing.  Tests that open leaves name events
+# as task_clock$U.
+if [[ $("$H/perfopen" 1:1 2>/dev/null) == ok* ]]; then U=; else U=:u; fi
+
+# ---- paths and reading -------------------------------------------------
+
+# leaf CPU EVENT PID TYPE PERIOD
+leaf() { echo "$M/$1/$2/$3/$4/$5"; }
+
+# Read a leaf once with period 0 semantics (a fresh line, then EOF).
+read0() { timeout 10 cat "$1"; }
+
+# The errno name a lookup of PATH gives, or "dir"/"file" when it resolves.
+lookup() { "$H/fsop" stat "$1" | cut -d' ' -f1; }
+
+# Is "$1" a non-negative decimal?
+is_count() { [[ "$1" =~ ^(0|[1-9][0-9]*)$ ]]; }
+
+# assert_eq ACTUAL EXPECTED [WHAT]
+assert_eq() {
+	[ "$1" = "$2" ] && return 0
+	echo "# ${3:-value}: expected '$2', got '$1'" >&2
+	return 1
+}
+
+# assert_ge A B [WHAT]: integer A >= B
+assert_ge() {
+	is_count "$1" || { echo "# ${3:-value}: '$1' is not a count" >&2; return 1; }
+	[ "$1" -ge "$2" ] && return 0
+	echo "# ${3:-value}: expected >= $2, got $1" >&2
+	return 1
+}
+
+# assert_le A B [WHAT]: integer A <= B
+assert_le() {
+	is_count "$1" || { echo "# ${3:-value}: '$1' is not a count" >&2; return 1; }
+	[ "$1" -le "$2" ] && return 0
+	echo "# ${3:-value}: expected <= $2, got $1" >&2
+	return 1
+}
+
+# assert_match STRING REGEX [WHAT]
+assert_match() {
+	[[ "$1" =~ $2 ]] && return 0
+	echo "# ${3:-value}: '$1' does not match /$2/" >&2
+	return 1
+}
+
+# ---- processes ---------------------------------------------------------
+
+# Wait until pid $1 blocks SIGUSR1 (pagetouch -w is ready for its signal).
+wait_sigblk_usr1() {
+	local i blk
+	for i in $(seq 1 500); do
+		blk=$(awk '/^SigBlk:/ {print $2}' "/proc/$1/status" 2>/dev/null) || return 1
+		# SIGUSR1 is signal 10 on x86 and POWER: bit 9, 0x200
+		[ -n "$blk" ] && [ $((0x$blk & 0x200)) -ne 0 ] && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+# Wait (at most $2 tenths of a second, default 50) until a command succeeds.
+wait_until() {
+	local n=${2:-50} i
+	for i in $(seq 1 "$n"); do
+		eval "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Kill and reap the background jobs a test left behind.
+kill_bg_jobs() {
+	local p
+	for p in $(jobs -p); do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null || true
+}
+
+# ---- counters held: leak checks ----------------------------------------
+
+# How many perf events the backend holds for this mount: the root xattr.
+counters_held() { "$H/xattr" "$M" user.perfctr.counters; }
+
+# Record the count a test file starts from (call in setup_file).
+leak_baseline() {
+	local n
+	n=$(counters_held) || n=unknown
+	echo "$n" > "$BATS_FILE_TMPDIR/counters.before"
+	# the daemon's fds are readable only to its own user (root)
+	if [ "$PERFCTR_BACKEND" = fuse ] && [ -n "${PERFCTR_DAEMON_PID:-}" ] &&
+		ls "/proc/$PERFCTR_DAEMON_PID/fd" >/dev/null 2>&1; then
+		daemon_perf_fds > "$BATS_FILE_TMPDIR/fds.before"
+	fi
+}
+
+# The number of perf_event descriptors the FUSE daemon has open.
+daemon_perf_fds() {
+	local n=0 f
+	for f in /proc/"$PERFCTR_DAEMON_PID"/fd/*; do
+		[ "$(readlink "$f" 2>/dev/null)" = "anon_inode:[perf_event]" ] && n=$((n + 1))
+	done
+	echo $n
+}
+
+# The last test of every file: counters are back to where they started.
+# Releases are asynchronous on FUSE (close returns before RELEASE is
+# handled), so allow a few seconds.
+assert_no_leak() {
+	local before now
+	before=$(cat "$BATS_FILE_TMPDIR/counters.before")
+	is_count "$before" || die "user.perfctr.counters unreadable at file start: $before"
+	wait_until '[ "$(counters_held)" = "$before" ]' 50 || true
+	now=$(counters_held)
+	assert_eq "$now" "$before" "user.perfctr.counters after this file" || return 1
+	if [ -f "$BATS_FILE_TMPDIR/fds.before" ] && [ -d "/proc/$PERFCTR_DAEMON_PID/fd" ]; then
+		before=$(cat "$BATS_FILE_TMPDIR/fds.before")
+		wait_until '[ "$(daemon_perf_fds)" = "$before" ]' 30 || true
+		assert_eq "$(daemon_perf_fds)" "$before" "daemon perf fds after this file"
+	fi
+}
+
+# ---- users -------------------------------------------------------------
+
+# Make sure user $1 exists; fails when it cannot be created.
+ensure_user() {
+	id "$1" >/dev/null 2>&1 && return 0
+	is_root || return 1
+	if command -v useradd >/dev/null 2>&1; then
+		useradd -M -N -s /bin/sh "$1" >/dev/null 2>&1
+	elif command -v adduser >/dev/null 2>&1; then
+		adduser -D -H -s /bin/sh "$1" >/dev/null 2>&1
+	fi
+	id "$1" >/dev/null 2>&1
+}
+
+# Skip unless root and user $1 exists or can be made.
+require_user() {
+	require_root
+	ensure_user "$1" || skip "cannot create user $1"
+}
+
+# as_user USER CMD...: run CMD as USER (its own uid, gid, no extra groups).
+as_user() {
+	local u=$1 uid gid
+	shift
+	uid=$(id -u "$u") gid=$(id -g "$u")
+	if command -v setpriv >/dev/null 2>&1; then
+		setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"
+	elif command -v setuidgid >/dev/null 2>&1; then
+		setuidgid "$u" "$@"
+	else
+		su -s /bin/sh "$u" -c "$(printf '%q ' "$@")"
+	fi
+}
+
+# ---- sysctl ------------------------------------------------------------
+
+PARANOID=/proc/sys/kernel/perf_event_paranoid
+
+# Set perf_event_paranoid, remembering the first value for restore_paranoid.
+set_paranoid() {
+	[ -f "$BATS_TEST_TMPDIR/paranoid.saved" ] ||
+		cat "$PARANOID" > "$BATS_TEST_TMPDIR/paranoid.saved"
+	echo "$1" > "$PARANOID"
+}
+
+# Put perf_event_paranoid back (call from teardown: runs even on failure).
+restore_paranoid() {
+	if [ -f "$BATS_TEST_TMPDIR/paranoid.saved" ]; then
+		cat "$BATS_TEST_TMPDIR/paranoid.saved" > "$PARANOID"
+		rm -f "$BATS_TEST_TMPDIR/paranoid.saved"
+	fi
+}
