@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * counter.c - the perf counters behind an open perfctrfs leaf.
+ *
+ * Counters are made with the perf core's kernel-counter API, as
+ * arch/x86/kvm/pmu.c and kernel/watchdog_hld.c make theirs: the attr is
+ * built here, the events are kept, read with the group read and released
+ * with perf_event_release_kernel().
+ *
+ * Groups.  perf_event_create_kernel_counter() has no group_leader argument
+ * and perf_event_alloc() is static, so a kernel user cannot build a perf
+ * group in stock 6.1; reading members one by one is not a group (they
+ * would be scheduled apart and read at different moments).
+ * kernel/patches/0002-perf-kernel-counter-group.patch adds three small
+ * exports that reuse the syscall's own code: perf_event_create_kernel_group()
+ * (the group_fd rules of perf_event_open(2)), perf_event_read_group_kernel()
+ * (PERF_FORMAT_GROUP's read) and perf_event_ioctl_kernel() (the ENABLE,
+ * DISABLE and RESET ioctls, children and siblings included).  Without that
+ * patch (PERF_HAVE_KERNEL_GROUP undefined) single events still work and a
+ * '+' group fails open with EOPNOTSUPP.
+ *
+ * Permissions.  Kernel counters skip the checks of perf_event_open(2), so
+ * perfctrfs_counters_open() makes them for the opener, in the syscall's
+ * order (SYSCALL_DEFINE5(perf_event_open) in kernel/events/core.c, 6.1):
+ * perf_paranoid_any() without CAP_SYS_ADMIN (EACCES), the LSM's
+ * PERF_SECURITY_OPEN, perf_allow_kernel() unless kernel space is excluded
+ * (EACCES), the task lookup (ESRCH), perf_allow_cpu() for a CPU-wide
+ * counter (made by find_get_context() inside the create call, for current,
+ * as the syscall gets it), then perf_check_permission(): CAP_PERFMON or
+ * ptrace read access, under exec_update_lock held across the install
+ * (EACCES).
+ *
+ * Contexts.  Everything here but the overflow handler runs in process
+ * context and may sleep; file.c holds its per-file mutex around reads and
+ * control.  The overflow handler runs in NMI (hardware PMU) or hard irq
+ * (hrtimer, software events) context: it only reserves a ring slot with a
+ * cmpxchg, bumps atomics and queues an irq_work, whose callback wakes the
+ * readers.
+ */
+#include <linux/capability.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/perf_event.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/security.h>
+#include <linux/slab.h>
+#include "internal.h"
+
+/* Live perf events made for open leaves: user.perfctr.counters. */
+static atomic_long_t perfctrfs_live = ATOMIC_LONG_INIT(0);
+
+/**
+ * perfctrfs_nr_counters() - how many perf events open leaves hold now
+ *
+ * Inherited child events belong to perf and are not counted.
+ *
+ * Return: the number of live events perfctrfs created.
+ */
+unsigned long perfctrfs_nr_counters(void)
+{
+	return atomic_long_read(&perfctrfs_live);
+}
+
+/**
+ * perfctrfs_counters_kick() - tell readers and pollers to look again
+ * @c: the counters of an open leaf
+ *
+ * Any context but NMI (the overflow handler goes through @c->work).
+ */
+void perfctrfs_counters_kick(struct perfctrfs_counters *c)
+{
+	atomic_inc(&c->gen);
+	wake_up_interruptible_all(&c->wq);
+}
+
+static void perfctrfs_work(struct irq_work *work)
+{
+	perfctrfs_counters_kick(container_of(work, struct perfctrfs_counters,
+					     work));
+}
+
+/*
+ * The irq ring is a bounded multi-producer queue (Vyukov's): several CPUs
+ * can overflow at once (one group per CPU, or threads of one process), and
+ * an NMI may interrupt a producer on its own CPU, so there is no lock.  A
+ * slot is free for position p when its seq is p, and holds a record for
+ * position p when its seq is p + 1.  The one consumer is the reader, under
+ * the file's mutex.
+ */
+static bool perfctrfs_ring_push(struct perfctrfs_counters *c, u64 count,
+				u64 ip)
+{
+	long pos = atomic_long_read(&c->head);
+	struct perfctrfs_rec *rec;
+	long diff;
+
+	for (;;) {
+		rec = &c->ring[pos & (PERFCTRFS_RING_SIZE - 1)];
+		/* Pairs with the consumer's release: the slot is free to write. */
+		diff = (long)(smp_load_acquire(&rec->seq) - pos);
+		if (diff < 0)
+			return false;	/* full: the reader is behind */
+		if (diff > 0) {
+			/* Another producer took @pos: start from the new head. */
+			pos = atomic_long_read(&c->head);
+			continue;
+		}
+		if (atomic_long_try_cmpxchg(&c->head, &pos, pos + 1))
+			break;
+	}
+	rec->count = count;
+	rec->ip = ip;
+	/* Publish: the consumer's acquire of seq sees count and ip. */
+	smp_store_release(&rec->seq, pos + 1);
+	return true;
+}
+
+/**
+ * perfctrfs_ring_pop() - take the oldest irq record
+ * @c: the counters of an open irq leaf
+ * @count: receives its cumulative count
+ * @ip: receives its instruction pointer
+ *
+ * Single consumer: the caller holds the open file's mutex.
+ *
+ * Return: true if a record was taken.
+ */
+bool perfctrfs_ring_pop(struct perfctrfs_counters *c, u64 *count, u64 *ip)
+{
+	unsigned long pos = c->tail;
+	struct perfctrfs_rec *rec;
+
+	if (!c->ring)
+		return false;
+	rec = &c->ring[pos & (PERFCTRFS_RING_SIZE - 1)];
+	/*
+	 * Pairs with the producer's release.  Empty, or its producer is
+	 * still writing it: that producer will kick us.
+	 */
+	if (smp_load_acquire(&rec->seq) != pos + 1)
+		return false;
+	*count = rec->count;
+	*ip = rec->ip;
+	/* Our reads of the record are done before producers may reuse it. */
+	smp_store_release(&rec->seq, pos + PERFCTRFS_RING_SIZE);
+	c->tail = pos + 1;
+	return true;
+}
+
+/**
+ * perfctrfs_ring_ready() - is there something for an irq reader?
+ * @c: the counters of an open irq leaf
+ *
+ * The caller holds the open file's mutex, as for perfctrfs_ring_pop().
+ *
+ * Return: true if a record or a count of lost records is waiting.
+ */
+bool perfctrfs_ring_ready(struct perfctrfs_counters *c)
+{
+	unsigned long pos = c->tail;
+
+	if (!c->ring)
+		return false;
+	if (atomic_long_read(&c->lost))
+		return true;
+	/* Pairs with the producer's release, as in perfctrfs_ring_pop(). */
+	return smp_load_acquire(&c->ring[pos & (PERFCTRFS_RING_SIZE - 1)].seq) ==
+	       pos + 1;
+}
+
+/* NMI or hard irq context: record, count, queue; nothing that locks. */
+static void perfctrfs_overflow(struct perf_event *event,
+			       struct perf_sample_data *data,
+			       struct pt_regs *regs)
+{
+	struct perfctrfs_counters *c = event->overflow_handler_context;
+
+	if (c->type == PERFCTRFS_IRQ) {
+		u64 count = atomic64_add_return(data->period, &c->irq_total);
+
+		if (!perfctrfs_ring_push(c, count,
+					 regs ? perf_instruction_pointer(regs) : 0))
+			atomic_long_inc(&c->lost);
+	}
+	irq_work_queue(&c->work);
+}
+
+static bool perfctrfs_is_clock(const struct perfctrfs_event *ev)
+{
+	return ev->type == PERF_TYPE_SOFTWARE &&
+	       (ev->config == PERF_COUNT_SW_CPU_CLOCK ||
+		ev->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/*
+ * Build one attr per member.  A count period becomes the leader's
+ * sample_period: its overflow wakes readers (an irq record for irq, a
+ * "maybe ready" kick otherwise).  A time period under irq samples by time,
+ * which only the clock events can do (their sample_period is in ns); any
+ * other event with a time period under irq is EINVAL.  Under simple and
+ * times a time period needs no sampling: file.c's hrtimer drives it.
+ */
+static int perfctrfs_build_attrs(const struct perfctrfs_leaf *leaf,
+				 struct perf_event_attr *attrs, bool task,
+				 bool sample)
+{
+	const struct perfctrfs_event_spec *spec = &leaf->spec;
+	unsigned int i;
+
+	for (i = 0; i < spec->nr; i++) {
+		struct perf_event_attr *a = &attrs[i];
+		const struct perfctrfs_event *ev = &spec->ev[i];
+
+		memset(a, 0, sizeof(*a));
+		a->size = sizeof(*a);
+		a->type = ev->type;
+		a->config = ev->config;
+		a->config1 = ev->config1;
+		a->config2 = ev->config2;
+		a->exclude_user = ev->exclude_user;
+		a->exclude_kernel = ev->exclude_kernel;
+		a->exclude_hv = ev->exclude_hv;
+		a->exclude_idle = ev->exclude_idle;
+		a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				 PERF_FORMAT_TOTAL_TIME_RUNNING;
+		/* Children the target creates after open are counted too. */
+		a->inherit = task;
+	}
+
+	if (leaf->type == PERFCTRFS_IRQ && leaf->period.is_time &&
+	    !perfctrfs_is_clock(&spec->ev[0]))
+		return -EINVAL;
+	if (sample && (leaf->type == PERFCTRFS_IRQ || !leaf->period.is_time))
+		attrs[0].sample_period = leaf->period.value;
+	return 0;
+}
+
+/* perf_event_open(2)'s checks that do not depend on the target. */
+static int perfctrfs_check_open(const struct perf_event_attr *attrs,
+				unsigned int nr)
+{
+	unsigned int i;
+	int err;
+
+	if (perf_paranoid_any() && !capable(CAP_SYS_ADMIN))
+		return -EACCES;
+	for (i = 0; i < nr; i++) {
+		/* The hooks take a non-const attr but only read it. */
+		struct perf_event_attr *a = (struct perf_event_attr *)&attrs[i];
+
+		err = security_perf_event_open(a, PERF_SECURITY_OPEN);
+		if (err)
+			return err;
+		if (!a->exclude_kernel) {
+			err = perf_allow_kernel(a);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Reference every thread of @leader, for a process target.  Threads born
+ * between this walk and the install are missed, as `perf stat -p` misses
+ * those born while it walks /proc/<pid>/task.
+ */
+static int perfctrfs_collect_threads(struct task_struct *leader,
+				     struct task_struct ***out,
+				     unsigned int *nr)
+{
+	struct task_struct **arr, *t;
+	unsigned int n, i, tries;
+	bool more;
+
+	for (tries = 0; ; tries++) {
+		n = get_nr_threads(leader) + 4;
+		arr = kcalloc(n, sizeof(*arr), GFP_KERNEL);
+		if (!arr)
+			return -ENOMEM;
+		i = 0;
+		more = false;
+		rcu_read_lock();
+		for_each_thread(leader, t) {
+			if (i == n) {
+				more = true;
+				break;
+			}
+			get_task_struct(t);
+			arr[i++] = t;
+		}
+		rcu_read_unlock();
+		if (!more || tries == 2)
+			break;
+		while (i)
+			put_task_struct(arr[--i]);
+		kfree(arr);
+	}
+	if (!i) {
+		kfree(arr);
+		return -ESRCH;
+	}
+	*out = arr;
+	*nr = i;
+	return 0;
+}
+
+static int perfctrfs_create(struct perfctrfs_counters *c,
+			    struct perf_event_attr *attrs, int cpu,
+			    struct task_struct *task)
+{
+	struct perf_event **ev = &c->ev[c->nr_inst * c->nr];
+	int err;
+
+#ifdef PERF_HAVE_KERNEL_GROUP
+	err = perf_event_create_kernel_group(attrs, c->nr, cpu, task,
+					     perfctrfs_overflow, c, ev);
+#else
+	if (c->nr > 1)
+		return -EOPNOTSUPP;
+	ev[0] = perf_event_create_kernel_counter(attrs, cpu, task,
+						 perfctrfs_overflow, c);
+	err = PTR_ERR_OR_ZERO(ev[0]);
+#endif
+	if (err)
+		return err;
+	c->tasks[c->nr_inst++] = task;
+	if (task)
+		get_task_struct(task);
+	atomic_long_add(c->nr, &perfctrfs_live);
+	return 0;
+}
+
+static void perfctrfs_release(struct perfctrfs_counters *c)
+{
+	unsigned int i, m;
+
+	for (i = 0; i < c->nr_inst; i++) {
+		/* Members first, so the leader goes last, as it came first. */
+		for (m = c->nr; m-- > 0;)
+			perf_event_release_kernel(c->ev[i * c->nr + m]);
+		atomic_long_sub(c->nr, &perfctrfs_live);
+		if (c->tasks[i])
+			put_task_struct(c->tasks[i]);
+	}
+	c->nr_inst = 0;
+}
+
+/* Create the groups of a task target; exec_update_lock is held. */
+static int perfctrfs_open_tasks(struct perfctrfs_counters *c,
+				struct perf_event_attr *attrs, int cpu,
+				struct task_struct **threads, unsigned int nr)
+{
+	unsigned int i;
+	int err;
+
+	/* perf_check_permission(): CAP_PERFMON, or may ptrace-read it. */
+	if (!perfmon_capable()) {
+		for (i = 0; i < nr; i++)
+			if (!ptrace_may_access(threads[i],
+					       PTRACE_MODE_READ_REALCREDS))
+				return -EACCES;
+	}
+	for (i = 0; i < nr; i++) {
+		err = perfctrfs_create(c, attrs, cpu, threads[i]);
+		/* A thread other than the first may have exited meanwhile. */
+		if (err == -ESRCH && i)
+			continue;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* One group per online CPU, or on one CPU, counting every task. */
+static int perfctrfs_open_cpus(struct perfctrfs_counters *c,
+			       struct perf_event_attr *attrs,
+			       const struct perfctrfs_cpu *cpu)
+{
+	unsigned int i;
+	int err = 0;
+
+	if (!cpu->all)
+		return perfctrfs_create(c, attrs, cpu->cpu, NULL);
+
+	/* No CPU comes or goes while we make one group on each. */
+	cpus_read_lock();
+	for_each_online_cpu(i) {
+		err = perfctrfs_create(c, attrs, i, NULL);
+		if (err)
+			break;
+	}
+	cpus_read_unlock();
+	return err;
+}
+
+static int perfctrfs_resolve(const struct perfctrfs_leaf *leaf,
+			     struct task_struct **task, bool *proc)
+{
+	switch (leaf->pid.kind) {
+	case PERFCTRFS_PID_SELF:
+		*task = get_task_struct(current->group_leader);
+		*proc = true;
+		return 0;
+	case PERFCTRFS_PID_NUM:
+		*task = leaf->target ? get_pid_task(leaf->target, PIDTYPE_PID) :
+				       NULL;
+		if (!*task)
+			return -ESRCH;
+		/* A process id counts all its threads; a thread id, itself. */
+		*proc = thread_group_leader(*task);
+		return 0;
+	case PERFCTRFS_PID_ALL:
+	default:
+		*task = NULL;
+		*proc = false;
+		return 0;
+	}
+}
+
+static int perfctrfs_open_all(struct perfctrfs_counters *c,
+			      const struct perfctrfs_leaf *leaf,
+			      struct perf_event_attr *attrs)
+{
+	struct task_struct *task, **threads = NULL;
+	unsigned int nr_threads = 1, i;
+	int cpu = leaf->cpu.all ? -1 : (int)leaf->cpu.cpu;
+	bool proc;
+	int err;
+
+	err = perfctrfs_resolve(leaf, &task, &proc);
+	if (err)
+		return err;
+	if (!task) {
+		c->tasks = kcalloc(leaf->cpu.all ? nr_cpu_ids : 1,
+				   sizeof(*c->tasks), GFP_KERNEL);
+		c->ev = kcalloc((leaf->cpu.all ? nr_cpu_ids : 1) * c->nr,
+				sizeof(*c->ev), GFP_KERNEL);
+		if (!c->tasks || !c->ev)
+			return -ENOMEM;
+		return perfctrfs_open_cpus(c, attrs, &leaf->cpu);
+	}
+
+	if (proc) {
+		err = perfctrfs_collect_threads(task, &threads, &nr_threads);
+		if (err)
+			goto out_task;
+	} else {
+		threads = &task;
+	}
+	c->tasks = kcalloc(nr_threads, sizeof(*c->tasks), GFP_KERNEL);
+	c->ev = kcalloc(nr_threads * c->nr, sizeof(*c->ev), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!c->tasks || !c->ev)
+		goto out_threads;
+
+	/*
+	 * As the syscall does: hold exec_update_lock across the check and
+	 * the install, so an exec cannot change the target's credentials
+	 * in between.
+	 */
+	err = down_read_interruptible(&task->signal->exec_update_lock);
+	if (err)
+		goto out_threads;
+	err = perfctrfs_open_tasks(c, attrs, cpu, threads, nr_threads);
+	up_read(&task->signal->exec_update_lock);
+	if (!err && proc)
+		c->proc = get_task_struct(task);
+
+out_threads:
+	if (proc) {
+		for (i = 0; i < nr_threads; i++)
+			put_task_struct(threads[i]);
+		kfree(threads);
+	}
+out_task:
+	put_task_struct(task);
+	return err;
+}
+
+/**
+ * perfctrfs_counters_open() - make the counters an open of @leaf names
+ * @c: zeroed storage, owned by the open file
+ * @leaf: what the path names
+ *
+ * Checks the opener's permission as perf_event_open(2) would, resolves the
+ * target and creates every group, started.  Process context; sleeps.
+ *
+ * Return: 0, or the errno perf_event_open(2) would give; on failure
+ * nothing is left to release.
+ */
+int perfctrfs_counters_open(struct perfctrfs_counters *c,
+			    const struct perfctrfs_leaf *leaf)
+{
+	struct perf_event_attr *attrs;
+	bool task = leaf->pid.kind != PERFCTRFS_PID_ALL;
+	unsigned int i;
+	int err;
+
+	c->nr = leaf->spec.nr;
+	c->type = leaf->type;
+	init_waitqueue_head(&c->wq);
+	init_irq_work(&c->work, perfctrfs_work);
+	atomic_set(&c->gen, 0);
+	atomic_long_set(&c->head, 0);
+	atomic_long_set(&c->lost, 0);
+	atomic64_set(&c->irq_total, 0);
+	if (!c->nr || c->nr > PERFCTRFS_MAX_GROUP)
+		return -EINVAL;
+
+	attrs = kcalloc(c->nr, sizeof(*attrs), GFP_KERNEL);
+	if (!attrs)
+		return -ENOMEM;
+	err = perfctrfs_build_attrs(leaf, attrs, task, leaf->period.value);
+	if (err)
+		goto out;
+	err = perfctrfs_check_open(attrs, c->nr);
+	if (err)
+		goto out;
+
+	if (c->type == PERFCTRFS_IRQ) {
+		c->ring = kvcalloc(PERFCTRFS_RING_SIZE, sizeof(*c->ring),
+				   GFP_KERNEL);
+		err = -ENOMEM;
+		if (!c->ring)
+			goto out;
+		for (i = 0; i < PERFCTRFS_RING_SIZE; i++)
+			c->ring[i].seq = i;
+	}
+
+	err = perfctrfs_open_all(c, leaf, attrs);
+	/*
+	 * A count period under simple/times only hints readers awake; on a
+	 * PMU that cannot interrupt (msr) count without it, and let file.c's
+	 * watch timer notice the count instead.
+	 */
+	if (err == -EOPNOTSUPP && c->type != PERFCTRFS_IRQ &&
+	    attrs[0].sample_period) {
+		perfctrfs_release(c);
+		kfree(c->ev);
+		kfree(c->tasks);
+		c->ev = NULL;
+		c->tasks = NULL;
+		c->proc = NULL;
+		attrs[0].sample_period = 0;
+		err = perfctrfs_open_all(c, leaf, attrs);
+	}
+out:
+	kfree(attrs);
+	if (err)
+		perfctrfs_counters_close(c);
+	return err;
+}
+
+/**
+ * perfctrfs_counters_close() - release every counter of an open leaf
+ * @c: the counters; may be partly built
+ *
+ * After this no overflow handler runs and no irq_work is pending.
+ * Process context; sleeps.
+ */
+void perfctrfs_counters_close(struct perfctrfs_counters *c)
+{
+	perfctrfs_release(c);
+	/* perf_event_release_kernel() has stopped every handler: drain. */
+	irq_work_sync(&c->work);
+	if (c->proc)
+		put_task_struct(c->proc);
+	c->proc = NULL;
+	kfree(c->ev);
+	kfree(c->tasks);
+	kvfree(c->ring);
+	c->ev = NULL;
+	c->tasks = NULL;
+	c->ring = NULL;
+}
+
+/* Read one group member by member: a group CPU hotplug split apart. */
+static void perfctrfs_read_members(struct perfctrfs_counters *c,
+				   unsigned int i, struct perfctrfs_values *v)
+{
+	u64 enabled, running;
+	unsigned int m;
+
+	for (m = 0; m < c->nr; m++) {
+		v->count[m] += perf_event_read_value(c->ev[i * c->nr + m],
+						     &enabled, &running);
+		if (!m) {
+			v->enabled += enabled;
+			v->running += running;
+		}
+	}
+}
+
+/**
+ * perfctrfs_counters_read() - read an open leaf's counters, summed
+ * @c: the counters
+ * @v: receives each member's count and the times, summed over the groups
+ *
+ * Each group is read at once, as PERF_FORMAT_GROUP reads it; inherited
+ * children are included.  Process context; sleeps.
+ *
+ * Return: 0 (the reads themselves cannot fail).
+ */
+int perfctrfs_counters_read(struct perfctrfs_counters *c,
+			    struct perfctrfs_values *v)
+{
+	unsigned int i, m;
+
+	memset(v, 0, sizeof(*v));
+	for (i = 0; i < c->nr_inst; i++) {
+#ifdef PERF_HAVE_KERNEL_GROUP
+		u64 vals[2 + PERFCTRFS_MAX_GROUP];
+		int n;
+
+		n = perf_event_read_group_kernel(c->ev[i * c->nr], vals,
+						 2 + c->nr);
+		if (n == c->nr) {
+			v->enabled += vals[0];
+			v->running += vals[1];
+			for (m = 0; m < c->nr; m++)
+				v->count[m] += vals[2 + m];
+			continue;
+		}
+		/* Split by hotplug, or children mid-exit (ECHILD). */
+#endif
+		perfctrfs_read_members(c, i, v);
+	}
+	return 0;
+}
+
+/**
+ * perfctrfs_counters_control() - enable, disable or reset an open leaf
+ * @c: the counters
+ * @cmd: PERF_EVENT_IOC_ENABLE, PERF_EVENT_IOC_DISABLE or PERF_EVENT_IOC_RESET
+ *
+ * Acts on every group, members and inherited children, as the ioctl with
+ * PERF_IOC_FLAG_GROUP does on a perf fd.  Reset also restarts the
+ * cumulative count of irq records.  Process context; sleeps.
+ *
+ * Return: 0, -ENOTTY for another @cmd, or the LSM's refusal.
+ */
+int perfctrfs_counters_control(struct perfctrfs_counters *c, unsigned int cmd)
+{
+	unsigned int i;
+	int err;
+
+	if (cmd != PERF_EVENT_IOC_ENABLE && cmd != PERF_EVENT_IOC_DISABLE &&
+	    cmd != PERF_EVENT_IOC_RESET)
+		return -ENOTTY;
+	/* perf_ioctl() treats these as writes to the event. */
+	for (i = 0; i < c->nr_inst; i++) {
+		err = security_perf_event_write(c->ev[i * c->nr]);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < c->nr_inst; i++) {
+		struct perf_event *leader = c->ev[i * c->nr];
+
+#ifdef PERF_HAVE_KERNEL_GROUP
+		err = perf_event_ioctl_kernel(leader, cmd, PERF_IOC_FLAG_GROUP);
+		if (err)
+			return err;
+#else
+		if (cmd == PERF_EVENT_IOC_ENABLE)
+			perf_event_enable(leader);
+		else if (cmd == PERF_EVENT_IOC_DISABLE)
+			perf_event_disable(leader);
+		else
+			return -EOPNOTSUPP;
+#endif
+	}
+	if (cmd == PERF_EVENT_IOC_RESET)
+		atomic64_set(&c->irq_total, 0);
+	perfctrfs_counters_kick(c);
+	return 0;
+}
+
+/**
+ * perfctrfs_counters_ended() - has the counted process or thread exited?
+ * @c: the counters
+ *
+ * True once every counted thread's event has been through perf's task
+ * exit (its final count is in) and, for a process, once no thread of it
+ * is left alive.  Always false for a CPU-wide leaf.  Any context but NMI;
+ * reads state only.
+ *
+ * Return: whether the target is gone.
+ */
+bool perfctrfs_counters_ended(struct perfctrfs_counters *c)
+{
+	unsigned int i;
+
+	if (!c->nr_inst || !c->tasks[0])
+		return false;
+	if (c->proc && atomic_read(&c->proc->signal->live))
+		return false;
+	for (i = 0; i < c->nr_inst; i++)
+		if (READ_ONCE(c->ev[i * c->nr]->state) != PERF_EVENT_STATE_EXIT)
+			return false;
+	return true;
+}

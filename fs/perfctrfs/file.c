@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * file.c - the leaf's file_operations: one open file, one counter (group).
+ *
+ * Period 0 is a seekable snapshot: a read at offset 0 makes a fresh line,
+ * reads further on return the rest of it, so pread(0) is always fresh.
+ * Every other leaf is a stream (stream_open(): no pread, no seek) whose
+ * reads return the next line once it is due, and the buffered rest of a
+ * line first:
+ *
+ *  - a count period N: due once the leader counted N more since the last
+ *    line.  The leader samples every N events; its overflow kicks the
+ *    waiters, and so does a 100ms watch timer, since a process's threads
+ *    each count on their own and may reach N only together;
+ *  - a time period: due once per interval of an hrtimer;
+ *  - irq: due while overflow records are queued ("<count> 0x<ip>"), with a
+ *    "lost <n>" line before the next record after drops.
+ *
+ * When the target exits, the watch timer sees it: a reader gets a final
+ * line (simple/times) or what is left (irq), then EOF; poll says EPOLLHUP.
+ *
+ * Locking: o->lock (a mutex) serializes reads, writes, ioctls and polls of
+ * one open file, and is the only consumer lock of the irq ring; it is
+ * never held while waiting.  The timers and the irq_work only bump
+ * counters and wake c.wq; they take no lock of ours.
+ */
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/kernel.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+#include <linux/uaccess.h>
+#include "internal.h"
+
+/* 8 counts of up to 20 digits, two times, spaces and the newline */
+#define PERFCTRFS_LINE_MAX	256
+#define PERFCTRFS_WATCH		(HZ / 10)
+
+struct perfctrfs_open {
+	struct mutex lock;	/* everything below but the atomics and timers */
+	struct perfctrfs_counters c;
+	const struct perfctrfs_leaf *leaf;
+	char line[PERFCTRFS_LINE_MAX];
+	size_t len;		/* bytes in @line */
+	size_t pos;		/* streams: bytes of @line already read */
+	bool have_line;		/* period 0: @line holds a snapshot */
+	bool final;		/* streams: the target is gone, last line given */
+	u64 last;		/* count period: leader count at the last line */
+	int ticks_seen;		/* time period: @ticks at the last line */
+	atomic_t ticks;		/* time period: intervals elapsed */
+	bool closing;		/* the watch timer must not rearm */
+	bool has_timer;
+	bool has_watch;
+	struct hrtimer timer;
+	struct timer_list watch;
+};
+
+static bool perfctrfs_is_stream(const struct perfctrfs_leaf *leaf)
+{
+	return leaf->type == PERFCTRFS_IRQ || leaf->period.value;
+}
+
+static enum hrtimer_restart perfctrfs_tick(struct hrtimer *t)
+{
+	struct perfctrfs_open *o = container_of(t, struct perfctrfs_open,
+						timer);
+
+	atomic_inc(&o->ticks);
+	perfctrfs_counters_kick(&o->c);
+	hrtimer_forward_now(t, ns_to_ktime(o->leaf->period.value));
+	return HRTIMER_RESTART;
+}
+
+/* Softirq: wake readers to recount, and until the target is gone. */
+static void perfctrfs_watch(struct timer_list *t)
+{
+	struct perfctrfs_open *o = from_timer(o, t, watch);
+
+	perfctrfs_counters_kick(&o->c);
+	if (!READ_ONCE(o->closing) && !perfctrfs_counters_ended(&o->c))
+		mod_timer(&o->watch, jiffies + PERFCTRFS_WATCH);
+}
+
+/* Format a simple or times line of @v into o->line. */
+static void perfctrfs_format(struct perfctrfs_open *o,
+			     const struct perfctrfs_values *v)
+{
+	size_t len = 0;
+	unsigned int m;
+
+	for (m = 0; m < o->c.nr; m++)
+		len += scnprintf(o->line + len, sizeof(o->line) - len, "%s%llu",
+				 m ? " " : "", v->count[m]);
+	if (o->leaf->type == PERFCTRFS_TIMES)
+		len += scnprintf(o->line + len, sizeof(o->line) - len,
+				 " %llu %llu", v->enabled, v->running);
+	len += scnprintf(o->line + len, sizeof(o->line) - len, "\n");
+	o->len = len;
+	o->pos = 0;
+}
+
+static int perfctrfs_snapshot(struct perfctrfs_open *o)
+{
+	struct perfctrfs_values v;
+	int err;
+
+	err = perfctrfs_counters_read(&o->c, &v);
+	if (err)
+		return err;
+	perfctrfs_format(o, &v);
+	return 0;
+}
+
+/*
+ * Streams: put the next due line in o->line.  With @peek, only say whether
+ * one is due.  Return 1 when one is (made), 0 when not yet, -ENODATA at
+ * the end (the target is gone and everything was read), or an errno.
+ * Called with o->lock held.
+ */
+static int perfctrfs_next(struct perfctrfs_open *o, bool peek)
+{
+	/* Before reading: once it says ended, the counts are final. */
+	bool ended = perfctrfs_counters_ended(&o->c);
+	struct perfctrfs_values v;
+	u64 count, ip;
+	long lost;
+	int err;
+
+	if (o->final)
+		return -ENODATA;
+
+	if (o->leaf->type == PERFCTRFS_IRQ) {
+		if (peek) {
+			if (perfctrfs_ring_ready(&o->c))
+				return 1;
+			return ended ? -ENODATA : 0;
+		}
+		lost = atomic_long_xchg(&o->c.lost, 0);
+		if (lost) {
+			o->len = scnprintf(o->line, sizeof(o->line),
+					   "lost %ld\n", lost);
+		} else if (perfctrfs_ring_pop(&o->c, &count, &ip)) {
+			o->len = scnprintf(o->line, sizeof(o->line),
+					   "%llu 0x%llx\n", count, ip);
+		} else {
+			if (ended)
+				o->final = true;
+			return ended ? -ENODATA : 0;
+		}
+		o->pos = 0;
+		return 1;
+	}
+
+	if (o->leaf->period.is_time) {
+		int ticks = atomic_read(&o->ticks);
+
+		if (ticks == o->ticks_seen && !ended)
+			return 0;
+		if (peek)
+			return 1;
+		o->ticks_seen = ticks;
+		err = perfctrfs_snapshot(o);
+		if (err)
+			return err;
+		o->final = ended;
+		return 1;
+	}
+
+	err = perfctrfs_counters_read(&o->c, &v);
+	if (err)
+		return err;
+	if (!ended && (v.count[0] < o->last ||
+		       v.count[0] - o->last < o->leaf->period.value))
+		return 0;
+	if (peek)
+		return 1;
+	o->last = v.count[0];
+	o->final = ended;
+	perfctrfs_format(o, &v);
+	return 1;
+}
+
+/* Copy out of o->line; with @whole, only if the rest of it fits. */
+static ssize_t perfctrfs_copy(struct perfctrfs_open *o, char __user *buf,
+			      size_t count, bool whole)
+{
+	size_t n = min(count, o->len - o->pos);
+
+	if (whole && n < o->len - o->pos)
+		return 0;
+	if (copy_to_user(buf, o->line + o->pos, n))
+		return -EFAULT;
+	o->pos += n;
+	return n;
+}
+
+static ssize_t perfctrfs_read_stream(struct file *file, char __user *buf,
+				     size_t count)
+{
+	struct perfctrfs_open *o = file->private_data;
+	ssize_t done = 0, n;
+	int gen, ret;
+
+	for (;;) {
+		if (mutex_lock_interruptible(&o->lock))
+			return -ERESTARTSYS;
+		gen = atomic_read(&o->c.gen);
+		ret = 0;
+		/* Fill @buf with what is due, whole lines after the first. */
+		while (done < count) {
+			if (o->pos == o->len) {
+				ret = perfctrfs_next(o, false);
+				if (ret <= 0)
+					break;
+			}
+			n = perfctrfs_copy(o, buf + done, count - done, done);
+			if (n <= 0) {
+				ret = n;
+				break;
+			}
+			done += n;
+			/* One line of simple/times per read, as perf stat -I. */
+			if (o->leaf->type != PERFCTRFS_IRQ && o->pos == o->len)
+				break;
+		}
+		mutex_unlock(&o->lock);
+
+		if (done)
+			return done;
+		if (ret == -ENODATA)
+			return 0;
+		if (ret < 0)
+			return ret;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		if (wait_event_interruptible(o->c.wq,
+					     atomic_read(&o->c.gen) != gen))
+			return -ERESTARTSYS;
+	}
+}
+
+static ssize_t perfctrfs_leaf_read(struct file *file, char __user *buf,
+				   size_t count, loff_t *ppos)
+{
+	struct perfctrfs_open *o = file->private_data;
+	ssize_t ret;
+	int err;
+
+	if (perfctrfs_is_stream(o->leaf))
+		return perfctrfs_read_stream(file, buf, count);
+
+	if (mutex_lock_interruptible(&o->lock))
+		return -ERESTARTSYS;
+	if (*ppos == 0 || !o->have_line) {
+		err = perfctrfs_snapshot(o);
+		if (err) {
+			mutex_unlock(&o->lock);
+			return err;
+		}
+		o->have_line = true;
+	}
+	ret = simple_read_from_buffer(buf, count, ppos, o->line, o->len);
+	mutex_unlock(&o->lock);
+	return ret;
+}
+
+static long perfctrfs_control(struct perfctrfs_open *o, unsigned int cmd)
+{
+	long ret;
+
+	mutex_lock(&o->lock);
+	ret = perfctrfs_counters_control(&o->c, cmd);
+	/* Counts restart at zero: a count period counts from there. */
+	if (!ret && cmd == PERF_EVENT_IOC_RESET)
+		o->last = 0;
+	mutex_unlock(&o->lock);
+	return ret;
+}
+
+/* One control word a write, newline optional; anything else is EINVAL. */
+static ssize_t perfctrfs_leaf_write(struct file *file, const char __user *buf,
+				    size_t count, loff_t *ppos)
+{
+	static const struct {
+		const char *word;
+		unsigned int cmd;
+	} words[] = {
+		{ "enable", PERF_EVENT_IOC_ENABLE },
+		{ "disable", PERF_EVENT_IOC_DISABLE },
+		{ "reset", PERF_EVENT_IOC_RESET },
+	};
+	char word[16];
+	size_t len = count;
+	unsigned int i;
+	long ret;
+
+	if (!count || count >= sizeof(word))
+		return -EINVAL;
+	if (copy_from_user(word, buf, count))
+		return -EFAULT;
+	if (word[len - 1] == '\n')
+		len--;
+	for (i = 0; i < ARRAY_SIZE(words); i++) {
+		if (len == strlen(words[i].word) &&
+		    !memcmp(word, words[i].word, len)) {
+			ret = perfctrfs_control(file->private_data,
+						words[i].cmd);
+			return ret ? ret : count;
+		}
+	}
+	return -EINVAL;
+}
+
+static long perfctrfs_leaf_ioctl(struct file *file, unsigned int cmd,
+				 unsigned long arg)
+{
+	switch (cmd) {
+	case PERF_EVENT_IOC_ENABLE:
+	case PERF_EVENT_IOC_DISABLE:
+	case PERF_EVENT_IOC_RESET:
+		/* Control is for a leaf opened to write, as write() is. */
+		if (!(file->f_mode & FMODE_WRITE))
+			return -EBADF;
+		return perfctrfs_control(file->private_data, cmd);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static __poll_t perfctrfs_leaf_poll(struct file *file, poll_table *wait)
+{
+	struct perfctrfs_open *o = file->private_data;
+	__poll_t mask = 0;
+	int ret;
+
+	poll_wait(file, &o->c.wq, wait);
+	if (!perfctrfs_is_stream(o->leaf)) {
+		mask = EPOLLIN | EPOLLRDNORM;
+	} else {
+		mutex_lock(&o->lock);
+		ret = o->pos < o->len ? 1 : perfctrfs_next(o, true);
+		mutex_unlock(&o->lock);
+		/* A read would not block: a line, or the EOF at the end. */
+		if (ret)
+			mask = EPOLLIN | EPOLLRDNORM;
+	}
+	if (perfctrfs_counters_ended(&o->c))
+		mask |= EPOLLHUP;
+	return mask;
+}
+
+static int perfctrfs_leaf_open(struct inode *inode, struct file *file)
+{
+	const struct perfctrfs_leaf *leaf = perfctrfs_leaf(inode);
+	struct perfctrfs_open *o;
+	int err;
+
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return -ENOMEM;
+	mutex_init(&o->lock);
+	o->leaf = leaf;
+	atomic_set(&o->ticks, 0);
+
+	err = perfctrfs_counters_open(&o->c, leaf);
+	if (err) {
+		mutex_destroy(&o->lock);
+		kfree(o);
+		return err;
+	}
+
+	if (perfctrfs_is_stream(leaf)) {
+		stream_open(inode, file);
+		if (leaf->type != PERFCTRFS_IRQ && leaf->period.is_time) {
+			hrtimer_init(&o->timer, CLOCK_MONOTONIC,
+				     HRTIMER_MODE_REL);
+			o->timer.function = perfctrfs_tick;
+			o->has_timer = true;
+			hrtimer_start(&o->timer,
+				      ns_to_ktime(leaf->period.value),
+				      HRTIMER_MODE_REL);
+		}
+		/* Needed to see a target exit, or a count reached by sums. */
+		if (leaf->pid.kind != PERFCTRFS_PID_ALL ||
+		    (leaf->type != PERFCTRFS_IRQ && !leaf->period.is_time)) {
+			timer_setup(&o->watch, perfctrfs_watch, 0);
+			o->has_watch = true;
+			mod_timer(&o->watch, jiffies + PERFCTRFS_WATCH);
+		}
+	}
+	file->private_data = o;
+	return 0;
+}
+
+static int perfctrfs_leaf_release(struct inode *inode, struct file *file)
+{
+	struct perfctrfs_open *o = file->private_data;
+
+	WRITE_ONCE(o->closing, true);
+	if (o->has_watch)
+		del_timer_sync(&o->watch);
+	if (o->has_timer)
+		hrtimer_cancel(&o->timer);
+	perfctrfs_counters_close(&o->c);
+	mutex_destroy(&o->lock);
+	kfree(o);
+	return 0;
+}
+
+const struct file_operations perfctrfs_leaf_fops = {
+	.owner		= THIS_MODULE,
+	.open		= perfctrfs_leaf_open,
+	.release	= perfctrfs_leaf_release,
+	.read		= perfctrfs_leaf_read,
+	.write		= perfctrfs_leaf_write,
+	.poll		= perfctrfs_leaf_poll,
+	.unlocked_ioctl	= perfctrfs_leaf_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= default_llseek,
+};
