@@ -19,6 +19,7 @@
 
 #include <linux/fs.h>
 #include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/uidgid.h>
 #include "grammar.h"
 
@@ -29,8 +30,8 @@ struct perfctrfs_leaf {
 	struct perfctrfs_cpu cpu;
 	struct perfctrfs_event_spec spec;
 	struct perfctrfs_pid pid;
-	struct pid *target;	/* PERFCTRFS_PID_NUM: a reference (get_pid),
-				 * dropped by perfctrfs_leaf_free() at evict */
+	/* PERFCTRFS_PID_NUM: a reference, dropped by perfctrfs_leaf_free() */
+	struct pid *target;
 	enum perfctrfs_type type;
 	struct perfctrfs_period period;
 };
@@ -59,6 +60,7 @@ enum perfctrfs_level {
 struct perfctrfs_node {
 	struct perfctrfs_leaf leaf;	/* first: perfctrfs_leaf() casts */
 	enum perfctrfs_level level;
+	struct rcu_head rcu;		/* RCU-walk revalidation reads it */
 };
 
 static inline struct perfctrfs_node *perfctrfs_node(struct inode *inode)

@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * catalog.c - which events this kernel has, and which each CPU can count.
+ *
+ * A mount builds its catalogue once: the arch-neutral builtins of
+ * grammar.c, then every PMU registered on the event_source bus with its
+ * format fields and its named events (from the arch hook, or from the
+ * "events" attribute group the driver publishes in sysfs).  The grammar
+ * parses names against it; readdir lists from it.
+ *
+ * Whether an event exists on a CPU is never assumed: it is probed by
+ * creating the counter, disabled, and releasing it at once.  Kernel
+ * counters skip perf's permission checks, which is what a probe of
+ * existence wants; the opener's permission is checked at open by file.c.
+ * Readdir's probe results are cached per CPU until a CPU comes or goes.
+ */
+#include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/device.h>
+#include <linux/gfp.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/perfctrfs.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include "internal.h"
+
+/* A named event readdir offers: a builtin or "<pmu>.<alias>". */
+struct perfctrfs_cat_entry {
+	char *name;
+	char *desc;			/* or NULL */
+	struct perfctrfs_event_spec spec;
+};
+
+/* Which entries one CPU (or "all") can count, valid for one hotplug epoch. */
+struct perfctrfs_probe_cache {
+	bool valid;
+	int gen;
+	unsigned long *bits;
+};
+
+struct perfctrfs_cat {
+	struct perfctrfs_catalog grammar;	/* what the grammar parses with */
+	struct perfctrfs_pmu *pmus;
+	unsigned int nr_pmus;
+	struct perfctrfs_cat_entry *ents;
+	unsigned int nr_ents;
+	struct mutex lock;			/* guards cache[] */
+	struct perfctrfs_probe_cache *cache;	/* nr_cpu_ids + 1: the last is "all" */
+};
+
+/* Bumped whenever a CPU comes or goes: probe caches older than it are stale. */
+static atomic_t perfctrfs_hp_gen = ATOMIC_INIT(0);
+
+/* The event_source bus: static in kernel/events/core.c, found via a PMU. */
+static struct bus_type *perfctrfs_bus;
+static DEFINE_MUTEX(perfctrfs_bus_lock);
+
+static void perfctrfs_attr_init(struct perf_event_attr *attr,
+				const struct perfctrfs_event *ev)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = ev->type;
+	attr->config = ev->config;
+	attr->config1 = ev->config1;
+	attr->config2 = ev->config2;
+	attr->exclude_user = ev->exclude_user;
+	attr->exclude_kernel = ev->exclude_kernel;
+	attr->exclude_hv = ev->exclude_hv;
+	attr->exclude_idle = ev->exclude_idle;
+	attr->disabled = 1;
+}
+
+static int perfctrfs_probe_one(const struct perfctrfs_cpu *cpu,
+			       const struct perfctrfs_event *ev)
+{
+	struct perf_event_attr attr;
+	struct perf_event *event;
+
+	if (ev->type == PERFCTRFS_TYPE_RAW && perfctrfs_arch_raw_check(ev->config))
+		return -ENOENT;
+	perfctrfs_attr_init(&attr, ev);
+	/*
+	 * "all" follows a task from CPU to CPU: probe it as a counter on the
+	 * caller, which is also how pid counters are made, so a CPU-only PMU
+	 * (uncore, msr on some models) is rightly refused there.
+	 */
+	if (cpu->all)
+		event = perf_event_create_kernel_counter(&attr, -1, current,
+							 NULL, NULL);
+	else
+		event = perf_event_create_kernel_counter(&attr, cpu->cpu, NULL,
+							 NULL, NULL);
+	if (IS_ERR(event))
+		return -ENOENT;
+	perf_event_release_kernel(event);
+	return 0;
+}
+
+/**
+ * perfctrfs_probe_spec() - can each member of an event name be counted?
+ * @cpu: the cpu level: a CPU number, or "all" (following a task)
+ * @spec: the parsed event level
+ *
+ * Each member is probed alone: whether the PMU can schedule them together
+ * is perf's answer at open, with perf's errno.  Process context.
+ *
+ * Return: 0 when every member can be counted, else -ENOENT.
+ */
+int perfctrfs_probe_spec(const struct perfctrfs_cpu *cpu,
+			 const struct perfctrfs_event_spec *spec)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < spec->nr; i++) {
+		ret = perfctrfs_probe_one(cpu, &spec->ev[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static struct bus_type *perfctrfs_pmu_bus(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.disabled = 1,
+	};
+	struct perf_event *event;
+
+	mutex_lock(&perfctrfs_bus_lock);
+	if (!perfctrfs_bus) {
+		/*
+		 * There is no exported way to the PMU list or its bus; the
+		 * "software" PMU is always registered and always has a device.
+		 */
+		event = perf_event_create_kernel_counter(&attr, -1, current,
+							 NULL, NULL);
+		if (!IS_ERR(event)) {
+			if (event->pmu->dev)
+				perfctrfs_bus = event->pmu->dev->bus;
+			perf_event_release_kernel(event);
+		}
+	}
+	mutex_unlock(&perfctrfs_bus_lock);
+	return perfctrfs_bus;
+}
+
+/* Call @fn on each attribute of @pmu's groups named @group, visible in sysfs. */
+static int perfctrfs_walk_group(struct pmu *pmu, const char *group,
+				int (*fn)(void *ctx, const char *name,
+					  const char *text),
+				void *ctx)
+{
+	const struct attribute_group **lists[2] = {
+		pmu->attr_groups, pmu->attr_update
+	};
+	const struct attribute_group **grp;
+	struct device_attribute *da;
+	struct attribute *attr;
+	unsigned int l, i;
+	char *page;
+	ssize_t n;
+	int ret = 0;
+
+	if (!pmu->dev)
+		return 0;
+	page = (char *)get_zeroed_page(GFP_KERNEL);
+	if (!page)
+		return -ENOMEM;
+	for (l = 0; l < ARRAY_SIZE(lists); l++) {
+		for (grp = lists[l]; grp && *grp; grp++) {
+			if (!(*grp)->name || strcmp((*grp)->name, group) ||
+			    !(*grp)->attrs)
+				continue;
+			for (i = 0; (attr = (*grp)->attrs[i]); i++) {
+				if ((*grp)->is_visible &&
+				    !(*grp)->is_visible(&pmu->dev->kobj, attr, i))
+					continue;
+				da = container_of(attr, struct device_attribute,
+						  attr);
+				if (!da->show)
+					continue;
+				n = da->show(pmu->dev, da, page);
+				if (n <= 0 || n >= PAGE_SIZE)
+					continue;
+				while (n > 0 && (page[n - 1] == '\n' ||
+						 page[n - 1] == ' '))
+					n--;
+				page[n] = '\0';
+				ret = fn(ctx, attr->name, page);
+				if (ret)
+					goto out;
+			}
+		}
+	}
+out:
+	free_page((unsigned long)page);
+	return ret;
+}
+
+struct perfctrfs_walk_ctx {
+	perfctrfs_emit_t emit;
+	void *ctx;
+};
+
+static int perfctrfs_walk_event(void *ctx, const char *name, const char *text)
+{
+	struct perfctrfs_walk_ctx *w = ctx;
+
+	/* "energy-pkg.scale", "energy-pkg.unit": properties, not events */
+	if (strchr(name, '.'))
+		return 0;
+	return w->emit(w->ctx, name, text, NULL);
+}
+
+/**
+ * perfctrfs_pmu_walk_attrs() - emit the aliases a PMU publishes in sysfs
+ * @pmu: a registered PMU
+ * @emit: called once per alias in the PMU's "events" attribute groups
+ * @ctx: passed to @emit
+ *
+ * Reads the driver's own attribute tables (attr_groups and attr_update),
+ * honouring their is_visible(), so it emits what
+ * /sys/bus/event_source/devices/<pmu>/events shows.  Process context.
+ *
+ * Return: 0, or the first negative value @emit returned.
+ */
+int perfctrfs_pmu_walk_attrs(struct pmu *pmu, perfctrfs_emit_t emit, void *ctx)
+{
+	struct perfctrfs_walk_ctx w = { .emit = emit, .ctx = ctx };
+
+	return perfctrfs_walk_group(pmu, "events", perfctrfs_walk_event, &w);
+}
+
+/* ---- building ------------------------------------------------------- */
+
+/* What building needs beside a struct perfctrfs_pmu; parallel to cat->pmus. */
+struct perfctrfs_pmu_extra {
+	unsigned int cap_formats;
+	unsigned int cap_aliases;
+	char **descs;			/* parallel to the PMU's aliases */
+};
+
+struct perfctrfs_build {
+	struct perfctrfs_cat *cat;
+	struct perfctrfs_pmu_extra *extra;	/* parallel to cat->pmus */
+	unsigned int cur;			/* the PMU being filled */
+};
+
+static int perfctrfs_add_format(void *ctx, const char *name, const char *text)
+{
+	struct perfctrfs_build *b = ctx;
+	struct perfctrfs_pmu *pmu = &b->cat->pmus[b->cur];
+	struct perfctrfs_pmu_extra *x = &b->extra[b->cur];
+	struct perfctrfs_format *f;
+	u64 mask;
+	u8 word;
+
+	if (perfctrfs_parse_format(text, strlen(text), &word, &mask))
+		return 0;	/* a field this grammar cannot use */
+	if (pmu->nr_formats == x->cap_formats) {
+		x->cap_formats = x->cap_formats ? 2 * x->cap_formats : 8;
+		f = krealloc_array((void *)pmu->formats, x->cap_formats,
+				   sizeof(*f), GFP_KERNEL);
+		if (!f)
+			return -ENOMEM;
+		pmu->formats = f;
+	}
+	f = (struct perfctrfs_format *)&pmu->formats[pmu->nr_formats];
+	f->name = kstrdup(name, GFP_KERNEL);
+	if (!f->name)
+		return -ENOMEM;
+	f->word = word;
+	f->mask = mask;
+	pmu->nr_formats++;
+	return 0;
+}
+
+static int perfctrfs_add_alias(void *ctx, const char *name, const char *terms,
+			       const char *desc)
+{
+	struct perfctrfs_build *b = ctx;
+	struct perfctrfs_pmu *pmu = &b->cat->pmus[b->cur];
+	struct perfctrfs_pmu_extra *x = &b->extra[b->cur];
+	size_t skip = strlen(pmu->name) + 1;
+	struct perfctrfs_alias *a;
+	char path[NAME_MAX + 1];
+	char **d;
+	int len;
+
+	len = perfctrfs_alias_path(pmu->name, name, path, sizeof(path));
+	if (len < 0 || (size_t)len <= skip)
+		return 0;	/* too long to be a path component: skip it */
+	if (pmu->nr_aliases == x->cap_aliases) {
+		x->cap_aliases = x->cap_aliases ? 2 * x->cap_aliases : 16;
+		a = krealloc_array((void *)pmu->aliases, x->cap_aliases,
+				   sizeof(*a), GFP_KERNEL);
+		if (!a)
+			return -ENOMEM;
+		pmu->aliases = a;
+		d = krealloc_array(x->descs, x->cap_aliases, sizeof(*d),
+				   GFP_KERNEL);
+		if (!d)
+			return -ENOMEM;
+		x->descs = d;
+	}
+	a = (struct perfctrfs_alias *)&pmu->aliases[pmu->nr_aliases];
+	a->name = kstrdup(path + skip, GFP_KERNEL);
+	a->terms = kstrdup(terms, GFP_KERNEL);
+	d = &x->descs[pmu->nr_aliases];
+	*d = desc ? kstrdup(desc, GFP_KERNEL) : NULL;
+	pmu->nr_aliases++;	/* counted now, so that a failure frees them */
+	if (!a->name || !a->terms || (desc && !*d))
+		return -ENOMEM;
+	return 0;
+}
+
+static int perfctrfs_add_pmu(struct device *dev, void *data)
+{
+	struct perfctrfs_build *b = data;
+	struct perfctrfs_cat *cat = b->cat;
+	struct pmu *pmu = dev_get_drvdata(dev);
+	struct perfctrfs_pmu_extra *x;
+	struct perfctrfs_pmu *p;
+	int ret;
+
+	if (!pmu || !pmu->name || pmu->type < 0)
+		return 0;
+	p = krealloc_array(cat->pmus, cat->nr_pmus + 1, sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	cat->pmus = p;
+	x = krealloc_array(b->extra, cat->nr_pmus + 1, sizeof(*x), GFP_KERNEL);
+	if (!x)
+		return -ENOMEM;
+	b->extra = x;
+	b->cur = cat->nr_pmus;
+	p = &cat->pmus[b->cur];
+	x = &b->extra[b->cur];
+	memset(p, 0, sizeof(*p));
+	memset(x, 0, sizeof(*x));
+	p->name = kstrdup(pmu->name, GFP_KERNEL);
+	if (!p->name)
+		return -ENOMEM;
+	p->type = pmu->type;
+	cat->nr_pmus++;
+
+	ret = perfctrfs_walk_group(pmu, "format", perfctrfs_add_format, b);
+	if (ret)
+		return ret;
+	ret = perfctrfs_arch_pmu_events(pmu, perfctrfs_add_alias, b);
+	if (ret == -EOPNOTSUPP)
+		ret = perfctrfs_pmu_walk_attrs(pmu, perfctrfs_add_alias, b);
+	return ret;
+}
+
+static int perfctrfs_add_entry(struct perfctrfs_cat *cat, unsigned int *cap,
+			       const char *name, const char *desc)
+{
+	struct perfctrfs_cat_entry *e;
+	unsigned int i;
+
+	for (i = 0; i < cat->nr_ents; i++)
+		if (!strcmp(cat->ents[i].name, name))
+			return 0;
+	if (cat->nr_ents == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		e = krealloc_array(cat->ents, *cap, sizeof(*e), GFP_KERNEL);
+		if (!e)
+			return -ENOMEM;
+		cat->ents = e;
+	}
+	e = &cat->ents[cat->nr_ents];
+	/* only what the grammar accepts is listed: readdir agrees with lookup */
+	if (perfctrfs_parse_event(name, strlen(name), &cat->grammar, &e->spec))
+		return 0;
+	e->name = kstrdup(name, GFP_KERNEL);
+	e->desc = desc ? kstrdup(desc, GFP_KERNEL) : NULL;
+	if (!e->name || (desc && !e->desc)) {
+		kfree(e->name);
+		kfree(e->desc);
+		return -ENOMEM;
+	}
+	cat->nr_ents++;
+	return 0;
+}
+
+static int perfctrfs_add_entries(struct perfctrfs_cat *cat,
+				 struct perfctrfs_pmu_extra *extra)
+{
+	const struct perfctrfs_pmu *p;
+	char path[NAME_MAX + 1];
+	unsigned int cap = 0, i, j;
+	int ret;
+
+	for (i = 0; i < perfctrfs_nr_builtins; i++) {
+		ret = perfctrfs_add_entry(cat, &cap, perfctrfs_builtins[i].name,
+					  NULL);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < cat->nr_pmus; i++) {
+		p = &cat->pmus[i];
+		for (j = 0; j < p->nr_aliases; j++) {
+			if (perfctrfs_alias_path(p->name, p->aliases[j].name,
+						 path, sizeof(path)) < 0)
+				continue;
+			ret = perfctrfs_add_entry(cat, &cap, path,
+						  extra[i].descs[j]);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/**
+ * perfctrfs_cat_free() - free a catalogue
+ * @cat: from perfctrfs_cat_build(), or NULL
+ */
+void perfctrfs_cat_free(struct perfctrfs_cat *cat)
+{
+	const struct perfctrfs_pmu *p;
+	unsigned int i, j;
+
+	if (!cat)
+		return;
+	for (i = 0; i < cat->nr_pmus; i++) {
+		p = &cat->pmus[i];
+		for (j = 0; j < p->nr_formats; j++)
+			kfree(p->formats[j].name);
+		for (j = 0; j < p->nr_aliases; j++) {
+			kfree(p->aliases[j].name);
+			kfree(p->aliases[j].terms);
+		}
+		kfree(p->formats);
+		kfree(p->aliases);
+		kfree(p->name);
+	}
+	kfree(cat->pmus);
+	for (i = 0; i < cat->nr_ents; i++) {
+		kfree(cat->ents[i].name);
+		kfree(cat->ents[i].desc);
+	}
+	kfree(cat->ents);
+	if (cat->cache)
+		for (i = 0; i <= nr_cpu_ids; i++)
+			bitmap_free(cat->cache[i].bits);
+	kfree(cat->cache);
+	mutex_destroy(&cat->lock);
+	kfree(cat);
+}
+
+/**
+ * perfctrfs_cat_build() - build the event catalogue of a new mount
+ *
+ * Walks the PMUs registered now; a PMU a module registers later shows up
+ * in the next mount.  Process context, may sleep.
+ *
+ * Return: the catalogue, or an ERR_PTR().
+ */
+struct perfctrfs_cat *perfctrfs_cat_build(void)
+{
+	struct perfctrfs_build b = { };
+	struct perfctrfs_cat *cat;
+	struct bus_type *bus;
+	unsigned int i, j;
+	int ret;
+
+	bus = perfctrfs_pmu_bus();
+	if (!bus)
+		return ERR_PTR(-ENODEV);
+	cat = kzalloc(sizeof(*cat), GFP_KERNEL);
+	if (!cat)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&cat->lock);
+	b.cat = cat;
+	ret = bus_for_each_dev(bus, NULL, &b, perfctrfs_add_pmu);
+	if (ret)
+		goto out;
+	cat->grammar.pmus = cat->pmus;
+	cat->grammar.nr_pmus = cat->nr_pmus;
+	ret = perfctrfs_add_entries(cat, b.extra);
+	if (ret)
+		goto out;
+	cat->cache = kcalloc(nr_cpu_ids + 1, sizeof(*cat->cache), GFP_KERNEL);
+	if (!cat->cache) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i <= nr_cpu_ids; i++) {
+		cat->cache[i].bits = bitmap_zalloc(cat->nr_ents, GFP_KERNEL);
+		if (!cat->cache[i].bits) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+out:
+	for (i = 0; i < cat->nr_pmus; i++) {
+		for (j = 0; b.extra && j < cat->pmus[i].nr_aliases; j++)
+			kfree(b.extra[i].descs[j]);
+		kfree(b.extra ? b.extra[i].descs : NULL);
+	}
+	kfree(b.extra);
+	if (ret) {
+		perfctrfs_cat_free(cat);
+		return ERR_PTR(ret);
+	}
+	return cat;
+}
+
+/* ---- queries -------------------------------------------------------- */
+
+/**
+ * perfctrfs_cat_grammar() - the catalogue as the grammar parses with it
+ * @cat: a mount's catalogue
+ *
+ * Return: the PMUs, their formats and aliases; valid as long as @cat.
+ */
+const struct perfctrfs_catalog *perfctrfs_cat_grammar(const struct perfctrfs_cat *cat)
+{
+	return &cat->grammar;
+}
+
+/**
+ * perfctrfs_cat_nr() - how many named events readdir may offer
+ * @cat: a mount's catalogue
+ *
+ * Return: the number of entries, countable or not.
+ */
+unsigned int perfctrfs_cat_nr(const struct perfctrfs_cat *cat)
+{
+	return cat->nr_ents;
+}
+
+/**
+ * perfctrfs_cat_name() - the path name of a named event
+ * @cat: a mount's catalogue
+ * @i: its index, below perfctrfs_cat_nr()
+ *
+ * Return: the name, valid as long as @cat.
+ */
+const char *perfctrfs_cat_name(const struct perfctrfs_cat *cat, unsigned int i)
+{
+	return cat->ents[i].name;
+}
+
+/**
+ * perfctrfs_cat_desc() - what the kernel says a named event is
+ * @cat: a mount's catalogue
+ * @name: an event level name, not NUL-terminated
+ * @len: its length
+ *
+ * Return: the one-line description, or NULL when there is none (unnamed
+ * encodings, groups, modifiers, or a driver that gives none).
+ */
+const char *perfctrfs_cat_desc(const struct perfctrfs_cat *cat,
+			       const char *name, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < cat->nr_ents; i++)
+		if (strlen(cat->ents[i].name) == len &&
+		    !memcmp(cat->ents[i].name, name, len))
+			return cat->ents[i].desc;
+	return NULL;
+}
+
+/**
+ * perfctrfs_cat_countable() - can a CPU count a named event? (cached)
+ * @cat: a mount's catalogue
+ * @cpu: an online CPU, or "all"
+ * @i: the event's index, below perfctrfs_cat_nr()
+ *
+ * The first call for a CPU, and the first after any CPU came or went,
+ * probes every entry for it.  Process context, may sleep.
+ *
+ * Return: true when perfctrfs_probe_spec() accepted it.
+ */
+bool perfctrfs_cat_countable(struct perfctrfs_cat *cat,
+			     const struct perfctrfs_cpu *cpu, unsigned int i)
+{
+	unsigned int idx = cpu->all ? nr_cpu_ids : cpu->cpu;
+	struct perfctrfs_probe_cache *c;
+	unsigned int j;
+	bool ret;
+	int gen;
+
+	if (idx > nr_cpu_ids || i >= cat->nr_ents)
+		return false;
+	c = &cat->cache[idx];
+	mutex_lock(&cat->lock);
+	gen = atomic_read(&perfctrfs_hp_gen);
+	if (!c->valid || c->gen != gen) {
+		bitmap_zero(c->bits, cat->nr_ents);
+		for (j = 0; j < cat->nr_ents; j++) {
+			if (!perfctrfs_probe_spec(cpu, &cat->ents[j].spec))
+				__set_bit(j, c->bits);
+			cond_resched();
+		}
+		c->valid = true;
+		c->gen = gen;
+	}
+	ret = test_bit(i, c->bits);
+	mutex_unlock(&cat->lock);
+	return ret;
+}
+
+static int perfctrfs_cpu_changed(unsigned int cpu)
+{
+	atomic_inc(&perfctrfs_hp_gen);
+	return 0;
+}
+
+/**
+ * perfctrfs_catalog_init() - follow CPU hotplug for the probe caches
+ *
+ * Called once from the filesystem's init.
+ *
+ * Return: 0, or a negative errno from the hotplug core.
+ */
+int perfctrfs_catalog_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
+					"fs/perfctrfs:online",
+					perfctrfs_cpu_changed,
+					perfctrfs_cpu_changed);
+	return ret < 0 ? ret : 0;
+}
