@@ -1,0 +1,1332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * counter.c - the counters behind an open leaf, and the event loop that
+ * answers reads which must wait.
+ *
+ * An open leaf (struct pf_file) holds one perf group per target: per
+ * thread for a process, per CPU for the system-wide counter, else one.
+ * Its line is the member-wise sum of their reads.
+ *
+ * A read that must wait (period N, a time period, irq) never holds a
+ * libfuse worker: its fuse_req_t is queued on the file and answered later
+ * by pf_loop(), one thread that epolls the leaders' ring buffers (which
+ * raise POLLIN on each overflow, wakeup_events = 1), the timerfds of time
+ * periods, the targets' pidfds, and a coarse fallback tick.  The tick is
+ * what keeps "N events since the last line" sound when the count is a sum
+ * of several counters, or includes inherited children whose overflows
+ * need not coincide with the sum crossing N.
+ *
+ * Everything here runs under pf_lock.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <linux/securebits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD	O_EXCL
+#endif
+
+#define RB_PAGES_WAKE	1	/* data pages for overflow wakeups */
+#define RB_PAGES_IRQ	8	/* data pages for irq samples */
+#define TICK_NS		100000000ULL	/* fallback tick: 100ms */
+#define MAX_SETS	65000	/* fits the 16-bit index in epoll data */
+
+#define IDX_TIMER	0
+#define IDX_PIDFD	1
+#define IDX_SET0	2
+#define SLOT_GLOBAL	0xffffffULL
+
+struct pf_set {
+	int fd[PERFCTRFS_MAX_GROUP];
+	struct perf_event_mmap_page *meta;	/* leader's ring, or NULL */
+	size_t rb_len;
+	bool polled;			/* leader fd is in the epoll set */
+};
+
+struct pf_waiter {
+	struct pf_waiter *next;
+	fuse_req_t req;
+	size_t size;
+	bool registering;		/* read handler still owns it */
+	bool interrupted;
+};
+
+struct pf_irq_rec {
+	uint64_t count;			/* cumulative count, or lost records */
+	uint64_t ip;
+	bool lost;
+};
+
+struct pf_file {
+	uint32_t slot, gen;
+	struct perfctrfs_event_spec spec;
+	enum perfctrfs_type type;
+	struct perfctrfs_period period;
+	unsigned int nr_members, nr_sets;
+	struct pf_set *sets;
+	bool group;
+	int timerfd, pidfd;
+	bool dead;			/* the target exited */
+	bool final_done;		/* the line after its death was given */
+	bool tick;			/* a time interval elapsed */
+	uint64_t last;			/* leader count at the previous line */
+	char rem[PF_LINE_MAX];		/* part of a line not read yet */
+	size_t rem_len, rem_off;
+	char line0[PF_LINE_MAX];	/* period 0: line made at offset 0 */
+	size_t line0_len;
+	struct pf_waiter *waiters, **wtail;
+	struct fuse_pollhandle *ph;
+	struct pf_irq_rec *q;		/* irq: ring of PF_IRQ_QUEUE records */
+	unsigned int qhead, qlen;
+	uint64_t lost_pending;
+	uint64_t irq_sum;
+};
+
+pthread_mutex_t pf_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct pf_file **files;
+static unsigned int nr_files_alloc;
+static uint32_t next_gen = 1;
+static unsigned long nr_counters;	/* perf fds held by open leaves */
+static int epfd = -1, stopfd = -1, tickfd = -1;
+static pthread_t loop_thread;
+static bool loop_started;
+static bool multiuser;
+static long page_size;
+
+long pf_perf_open(const void *attr, pid_t pid, int cpu, int group_fd,
+		  unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+unsigned long pf_open_counters(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&pf_lock);
+	n = nr_counters;
+	pthread_mutex_unlock(&pf_lock);
+	return n;
+}
+
+/* The Tgid of a task, from /proc/<tid>/status; -ENOENT if it is gone. */
+int pf_tgid_of(pid_t tid)
+{
+	char path[64], line[256];
+	int tgid = -ENOENT;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return -ENOENT;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(fp);
+	return tgid;
+}
+
+static uint64_t ep_key(const struct pf_file *f, unsigned int idx)
+{
+	return ((uint64_t)f->slot << 40) | ((uint64_t)(f->gen & 0xffffff) << 16) |
+	       idx;
+}
+
+static int ep_add(int fd, uint64_t key)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = key };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+static void ep_del(int fd)
+{
+	epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+/* ---- caller credentials ---------------------------------------------- */
+
+/*
+ * When the daemon runs as root for everybody (allow_other), perf must
+ * judge the caller, not us.  So the opening thread, and only it, takes the
+ * caller's uids, gids, groups and effective capabilities for the
+ * perf_event_open calls: raw syscalls, because glibc's wrappers change
+ * every thread.  SECBIT_NO_SETUID_FIXUP keeps our permitted set across
+ * the uid change so the thread can raise its effective set and switch
+ * back; SECBIT_KEEP_CAPS keeps it on the way back.
+ */
+struct pf_creds {
+	bool switched;
+	gid_t groups[256];
+	int nr_groups;
+};
+
+static int read_capeff(pid_t tid, uint64_t *eff)
+{
+	char path[64], line[256];
+	unsigned long long v;
+	int err = -ESRCH;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return -ESRCH;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "CapEff: %llx", &v) == 1) {
+			*eff = v;
+			err = 0;
+			break;
+		}
+	fclose(fp);
+	return err;
+}
+
+static int set_effective(uint64_t eff)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	data[0].effective = (uint32_t)eff & data[0].permitted;
+	data[1].effective = (uint32_t)(eff >> 32) & data[1].permitted;
+	if (syscall(SYS_capset, &hdr, data))
+		return -errno;
+	return 0;
+}
+
+static int creds_enter(fuse_req_t req, struct pf_creds *c)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	gid_t groups[256];
+	uint64_t eff;
+	int n, err;
+
+	c->switched = false;
+	if (!multiuser)
+		return 0;
+	err = read_capeff(ctx->pid, &eff);
+	if (err)
+		return err;
+	n = fuse_req_getgroups(req, 256, groups);
+	if (n < 0)
+		n = 0;
+	if (n > 256)
+		n = 256;
+	c->nr_groups = getgroups(256, c->groups);
+	if (c->nr_groups < 0)
+		c->nr_groups = 0;
+	if (syscall(SYS_setgroups, n, groups) ||
+	    syscall(SYS_setresgid, ctx->gid, ctx->gid, ctx->gid) ||
+	    syscall(SYS_setresuid, ctx->uid, ctx->uid, ctx->uid)) {
+		err = -errno;
+		goto undo;
+	}
+	c->switched = true;
+	err = set_effective(eff);
+	if (err)
+		goto undo;
+	return 0;
+undo:
+	set_effective(~0ULL);
+	syscall(SYS_setresuid, 0, 0, 0);
+	syscall(SYS_setresgid, 0, 0, 0);
+	syscall(SYS_setgroups, c->nr_groups, c->groups);
+	c->switched = false;
+	return err;
+}
+
+static void creds_leave(struct pf_creds *c)
+{
+	if (!multiuser)
+		return;
+	if (set_effective(~0ULL) ||
+	    syscall(SYS_setresuid, 0, 0, 0) ||
+	    syscall(SYS_setresgid, 0, 0, 0) ||
+	    syscall(SYS_setgroups, c->nr_groups, c->groups)) {
+		/* a worker that cannot become root again must not serve */
+		pf_log(LOG_ERR, "cannot restore credentials: %s",
+		       strerror(errno));
+		abort();
+	}
+}
+
+/* ---- reading counts --------------------------------------------------- */
+
+static int file_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
+		       uint64_t *run)
+{
+	uint64_t buf[3 + PERFCTRFS_MAX_GROUP];
+	unsigned int s, m;
+
+	memset(vals, 0, f->nr_members * sizeof(*vals));
+	*ena = 0;
+	*run = 0;
+	for (s = 0; s < f->nr_sets; s++) {
+		ssize_t n = read(f->sets[s].fd[0], buf, sizeof(buf));
+
+		if (f->group) {
+			/* { nr, time_enabled, time_running, value[nr] } */
+			if (n < (ssize_t)(3 * sizeof(uint64_t)) ||
+			    buf[0] != f->nr_members)
+				return -EIO;
+			*ena += buf[1];
+			*run += buf[2];
+			for (m = 0; m < f->nr_members; m++)
+				vals[m] += buf[3 + m];
+		} else {
+			/* { value, time_enabled, time_running } */
+			if (n < (ssize_t)(3 * sizeof(uint64_t)))
+				return -EIO;
+			vals[0] += buf[0];
+			*ena += buf[1];
+			*run += buf[2];
+		}
+	}
+	return 0;
+}
+
+static size_t format_line(struct pf_file *f, char *buf, size_t size,
+			  uint64_t *leader)
+{
+	uint64_t vals[PERFCTRFS_MAX_GROUP], ena, run;
+	size_t len = 0;
+	unsigned int m;
+
+	if (file_sample(f, vals, &ena, &run))
+		memset(vals, 0, sizeof(vals)), ena = run = 0;
+	for (m = 0; m < f->nr_members; m++)
+		len += snprintf(buf + len, size - len, "%s%" PRIu64,
+				m ? " " : "", vals[m]);
+	if (f->type == PERFCTRFS_TIMES)
+		len += snprintf(buf + len, size - len, " %" PRIu64 " %" PRIu64,
+				ena, run);
+	len += snprintf(buf + len, size - len, "\n");
+	if (leader)
+		*leader = vals[0];
+	return len;
+}
+
+/* ---- ring buffers and irq records ------------------------------------ */
+
+static void irq_push(struct pf_file *f, uint64_t count, uint64_t ip, bool lost)
+{
+	struct pf_irq_rec *r;
+
+	r = &f->q[(f->qhead + f->qlen) % PF_IRQ_QUEUE];
+	r->count = count;
+	r->ip = ip;
+	r->lost = lost;
+	f->qlen++;
+}
+
+/*
+ * Queue one sample.  A full queue drops it and counts it; the count goes
+ * in as a "lost <n>" line at the place the losses happened, as soon as
+ * there is room again.
+ */
+static void irq_enqueue(struct pf_file *f, uint64_t ip, uint64_t period)
+{
+	f->irq_sum += period;
+	if (f->qlen == PF_IRQ_QUEUE) {
+		f->lost_pending++;
+		return;
+	}
+	if (f->lost_pending) {
+		irq_push(f, f->lost_pending, 0, true);
+		f->lost_pending = 0;
+		if (f->qlen == PF_IRQ_QUEUE) {
+			f->lost_pending = 1;
+			return;
+		}
+	}
+	irq_push(f, f->irq_sum, ip, false);
+}
+
+static void drain_ring(struct pf_file *f, struct pf_set *set)
+{
+	struct perf_event_mmap_page *meta = set->meta;
+	unsigned char *data;
+	uint64_t head, tail, size;
+
+	if (!meta)
+		return;
+	data = (unsigned char *)meta + page_size;
+	size = set->rb_len - page_size;
+	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	tail = meta->data_tail;
+	while (f->type == PERFCTRFS_IRQ && tail + sizeof(struct perf_event_header) <= head) {
+		unsigned char rec[64];
+		struct perf_event_header hdr;
+		uint64_t i, len;
+
+		for (i = 0; i < sizeof(hdr); i++)
+			((unsigned char *)&hdr)[i] = data[(tail + i) % size];
+		if (hdr.size < sizeof(hdr) || tail + hdr.size > head)
+			break;
+		len = hdr.size < sizeof(rec) ? hdr.size : sizeof(rec);
+		for (i = 0; i < len; i++)
+			rec[i] = data[(tail + i) % size];
+		if (hdr.type == PERF_RECORD_SAMPLE && len >= 24) {
+			uint64_t ip, period;
+
+			memcpy(&ip, rec + 8, 8);
+			memcpy(&period, rec + 16, 8);
+			irq_enqueue(f, ip, period);
+		} else if (hdr.type == PERF_RECORD_LOST && len >= 24) {
+			uint64_t lost;
+
+			memcpy(&lost, rec + 16, 8);
+			f->lost_pending += lost;
+		}
+		tail += hdr.size;
+	}
+	if (f->type != PERFCTRFS_IRQ)
+		tail = head;	/* only the wakeup mattered */
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/* ---- readiness and replies -------------------------------------------- */
+
+static bool count_ready(struct pf_file *f)
+{
+	uint64_t vals[PERFCTRFS_MAX_GROUP], ena, run;
+
+	if (file_sample(f, vals, &ena, &run))
+		return false;
+	return vals[0] >= f->last && vals[0] - f->last >= f->period.value;
+}
+
+/* Can a read be answered now (with data or EOF)? */
+static bool file_ready(struct pf_file *f)
+{
+	if (f->rem_off < f->rem_len || f->dead)
+		return true;
+	switch (f->type) {
+	case PERFCTRFS_IRQ:
+		return f->qlen || f->lost_pending;
+	default:
+		if (!f->period.value)
+			return true;
+		if (f->period.is_time)
+			return f->tick;
+		return count_ready(f);
+	}
+}
+
+static size_t irq_line(struct pf_file *f, char *buf, size_t size)
+{
+	struct pf_irq_rec *r;
+	int n;
+
+	if (!f->qlen) {
+		n = snprintf(buf, size, "lost %" PRIu64 "\n", f->lost_pending);
+		f->lost_pending = 0;
+		return n;
+	}
+	r = &f->q[f->qhead];
+	if (r->lost)
+		n = snprintf(buf, size, "lost %" PRIu64 "\n", r->count);
+	else
+		n = snprintf(buf, size, "%" PRIu64 " 0x%" PRIx64 "\n",
+			     r->count, r->ip);
+	f->qhead = (f->qhead + 1) % PF_IRQ_QUEUE;
+	f->qlen--;
+	return n;
+}
+
+/*
+ * Fill @out with what a ready file gives a read of @size bytes: the rest
+ * of a line first, else a fresh line (or, for irq, as many whole lines as
+ * fit).  Returns the length; 0 is EOF.
+ */
+static size_t file_take(struct pf_file *f, char *out, size_t size)
+{
+	size_t len = 0, n;
+
+	if (f->rem_off < f->rem_len) {
+		n = f->rem_len - f->rem_off;
+		if (n > size)
+			n = size;
+		memcpy(out, f->rem + f->rem_off, n);
+		f->rem_off += n;
+		return n;
+	}
+	if (f->type == PERFCTRFS_IRQ) {
+		unsigned int s;
+
+		for (s = 0; s < f->nr_sets; s++)
+			drain_ring(f, &f->sets[s]);
+		while (f->qlen || f->lost_pending) {
+			char line[PF_LINE_MAX];
+			struct pf_irq_rec save;
+			unsigned int savehead = f->qhead, saveqlen = f->qlen;
+			uint64_t savelost = f->lost_pending;
+
+			if (f->qlen)
+				save = f->q[f->qhead];
+			n = irq_line(f, line, sizeof(line));
+			if (len + n <= size) {
+				memcpy(out + len, line, n);
+				len += n;
+				continue;
+			}
+			if (len) {
+				/* keep it for the next read */
+				f->qhead = savehead;
+				f->qlen = saveqlen;
+				f->lost_pending = savelost;
+				if (saveqlen)
+					f->q[f->qhead] = save;
+				break;
+			}
+			/* a read smaller than one line gets it piecewise */
+			memcpy(out, line, size);
+			memcpy(f->rem, line, n);
+			f->rem_len = n;
+			f->rem_off = size;
+			return size;
+		}
+		return len;
+	}
+	if (f->dead && f->final_done)
+		return 0;
+	n = format_line(f, f->rem, sizeof(f->rem), &f->last);
+	f->tick = false;
+	if (f->dead)
+		f->final_done = true;
+	f->rem_len = n;
+	f->rem_off = n < size ? n : size;
+	memcpy(out, f->rem, f->rem_off);
+	return f->rem_off;
+}
+
+static void reply_waiter(struct pf_file *f, struct pf_waiter *w)
+{
+	char buf[PF_LINE_MAX * 64];
+	size_t size = w->size < sizeof(buf) ? w->size : sizeof(buf);
+	size_t n = file_take(f, buf, size);
+
+	fuse_reply_buf(w->req, buf, n);
+	free(w);
+}
+
+static unsigned int poll_events(struct pf_file *f)
+{
+	unsigned int ev = 0;
+
+	if (file_ready(f))
+		ev |= POLLIN | POLLRDNORM;
+	if (f->dead)
+		ev |= POLLHUP;
+	return ev;
+}
+
+/* Answer whatever can be answered now, oldest reader first. */
+static void file_kick(struct pf_file *f)
+{
+	struct pf_waiter **pp = &f->waiters;
+
+	while (*pp) {
+		struct pf_waiter *w = *pp;
+
+		if (w->registering) {
+			pp = &w->next;
+			continue;
+		}
+		if (!file_ready(f))
+			break;
+		*pp = w->next;
+		reply_waiter(f, w);
+	}
+	f->wtail = pp;
+	while (*f->wtail)
+		f->wtail = &(*f->wtail)->next;
+	if (f->ph && file_ready(f)) {
+		fuse_lowlevel_notify_poll(f->ph);
+		fuse_pollhandle_destroy(f->ph);
+		f->ph = NULL;
+	}
+}
+
+static void file_mark_dead(struct pf_file *f)
+{
+	if (f->pidfd >= 0) {
+		ep_del(f->pidfd);
+		close(f->pidfd);
+		f->pidfd = -1;
+	}
+	f->dead = true;
+}
+
+static void file_service(struct pf_file *f, unsigned int idx, uint32_t events)
+{
+	uint64_t exp;
+
+	if (idx == IDX_TIMER) {
+		if (read(f->timerfd, &exp, sizeof(exp)) == sizeof(exp))
+			f->tick = true;
+	} else if (idx == IDX_PIDFD) {
+		file_mark_dead(f);
+	} else if (idx - IDX_SET0 < f->nr_sets) {
+		struct pf_set *set = &f->sets[idx - IDX_SET0];
+
+		drain_ring(f, set);
+		/* a thread that exited HUPs forever: stop listening */
+		if (events & (EPOLLHUP | EPOLLERR)) {
+			ep_del(set->fd[0]);
+			set->polled = false;
+			if (f->pidfd < 0 && !f->dead)
+				file_mark_dead(f);
+		}
+	}
+	file_kick(f);
+}
+
+static struct pf_file *file_by_key(uint64_t key)
+{
+	uint32_t slot = key >> 40, gen = (key >> 16) & 0xffffff;
+	struct pf_file *f;
+
+	if (slot >= nr_files_alloc)
+		return NULL;
+	f = files[slot];
+	if (!f || (f->gen & 0xffffff) != gen)
+		return NULL;
+	return f;
+}
+
+static void *pf_loop(void *arg)
+{
+	struct epoll_event evs[64];
+
+	(void)arg;
+	for (;;) {
+		int i, n = epoll_wait(epfd, evs, 64, -1);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		pthread_mutex_lock(&pf_lock);
+		for (i = 0; i < n; i++) {
+			uint64_t key = evs[i].data.u64, v;
+			struct pf_file *f;
+			unsigned int s;
+
+			if (key >> 40 == SLOT_GLOBAL) {
+				if ((key & 0xffff) == 0) {
+					pthread_mutex_unlock(&pf_lock);
+					return NULL;
+				}
+				if (read(tickfd, &v, sizeof(v)) < 0)
+					continue;
+				for (s = 0; s < nr_files_alloc; s++)
+					if (files[s] && (files[s]->waiters ||
+							 files[s]->ph))
+						file_kick(files[s]);
+				continue;
+			}
+			f = file_by_key(key);
+			if (f)
+				file_service(f, key & 0xffff, evs[i].events);
+		}
+		pthread_mutex_unlock(&pf_lock);
+	}
+	return NULL;
+}
+
+/* ---- interrupts ------------------------------------------------------- */
+
+/*
+ * libfuse calls this with the request's own lock held, maybe before the
+ * read handler has finished queueing it (then it only marks it), maybe
+ * after the loop answered it (then it is no longer queued and nothing
+ * happens: the pointer compare is safe because libfuse holds a reference
+ * to the request while it calls us).
+ */
+static void read_interrupted(fuse_req_t req, void *data)
+{
+	unsigned int s;
+
+	(void)data;
+	pthread_mutex_lock(&pf_lock);
+	for (s = 0; s < nr_files_alloc; s++) {
+		struct pf_file *f = files[s];
+		struct pf_waiter **pp;
+
+		if (!f)
+			continue;
+		for (pp = &f->waiters; *pp; pp = &(*pp)->next) {
+			struct pf_waiter *w = *pp;
+
+			if (w->req != req)
+				continue;
+			if (w->registering) {
+				w->interrupted = true;
+			} else {
+				*pp = w->next;
+				fuse_reply_err(req, EINTR);
+				free(w);
+				file_kick(f);
+			}
+			goto out;
+		}
+	}
+out:
+	pthread_mutex_unlock(&pf_lock);
+}
+
+/* ---- the file operations ---------------------------------------------- */
+
+void pf_file_read(fuse_req_t req, struct pf_file *f, size_t size, off_t off,
+		  int flags)
+{
+	char buf[PF_LINE_MAX * 64];
+	struct pf_waiter *w, **pp;
+	size_t n;
+
+	if (size > sizeof(buf))
+		size = sizeof(buf);
+	pthread_mutex_lock(&pf_lock);
+	if (f->type != PERFCTRFS_IRQ && !f->period.value) {
+		/* period 0: a fresh line at offset 0, its rest after */
+		if (off == 0)
+			f->line0_len = format_line(f, f->line0,
+						   sizeof(f->line0), NULL);
+		n = 0;
+		if (off >= 0 && (size_t)off < f->line0_len) {
+			n = f->line0_len - off;
+			if (n > size)
+				n = size;
+			memcpy(buf, f->line0 + off, n);
+		}
+		pthread_mutex_unlock(&pf_lock);
+		fuse_reply_buf(req, buf, n);
+		return;
+	}
+	if (!f->waiters && file_ready(f)) {
+		n = file_take(f, buf, size);
+		pthread_mutex_unlock(&pf_lock);
+		fuse_reply_buf(req, buf, n);
+		return;
+	}
+	if (flags & O_NONBLOCK) {
+		pthread_mutex_unlock(&pf_lock);
+		fuse_reply_err(req, EAGAIN);
+		return;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		pthread_mutex_unlock(&pf_lock);
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	w->req = req;
+	w->size = size;
+	w->registering = true;
+	*f->wtail = w;
+	f->wtail = &w->next;
+	pthread_mutex_unlock(&pf_lock);
+
+	fuse_req_interrupt_func(req, read_interrupted, NULL);
+
+	pthread_mutex_lock(&pf_lock);
+	w->registering = false;
+	if (w->interrupted) {
+		for (pp = &f->waiters; *pp != w; pp = &(*pp)->next)
+			;
+		*pp = w->next;
+		fuse_reply_err(req, EINTR);
+		free(w);
+	}
+	file_kick(f);
+	pthread_mutex_unlock(&pf_lock);
+}
+
+void pf_file_poll(fuse_req_t req, struct pf_file *f,
+		  struct fuse_pollhandle *ph)
+{
+	unsigned int ev;
+
+	pthread_mutex_lock(&pf_lock);
+	if (f->type != PERFCTRFS_IRQ && !f->period.value)
+		ev = POLLIN | POLLRDNORM;
+	else
+		ev = poll_events(f);
+	if (ph) {
+		if (ev) {
+			fuse_pollhandle_destroy(ph);
+		} else {
+			if (f->ph)
+				fuse_pollhandle_destroy(f->ph);
+			f->ph = ph;
+		}
+	}
+	pthread_mutex_unlock(&pf_lock);
+	fuse_reply_poll(req, ev);
+}
+
+static int file_ioc(struct pf_file *f, unsigned long cmd)
+{
+	unsigned int s;
+	int err = 0;
+
+	for (s = 0; s < f->nr_sets; s++)
+		if (ioctl(f->sets[s].fd[0], cmd,
+			  f->group ? PERF_IOC_FLAG_GROUP : 0) && !err)
+			err = -errno;
+	if (cmd == PERF_EVENT_IOC_RESET)
+		f->last = 0;
+	return err;
+}
+
+int pf_file_control(struct pf_file *f, const char *word, size_t len)
+{
+	static const struct {
+		const char *word;
+		unsigned long cmd;
+	} words[] = {
+		{ "enable", PERF_EVENT_IOC_ENABLE },
+		{ "disable", PERF_EVENT_IOC_DISABLE },
+		{ "reset", PERF_EVENT_IOC_RESET },
+	};
+	unsigned int i;
+	int err = -EINVAL;
+
+	if (len && word[len - 1] == '\n')
+		len--;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (strlen(words[i].word) != len ||
+		    memcmp(words[i].word, word, len))
+			continue;
+		pthread_mutex_lock(&pf_lock);
+		err = file_ioc(f, words[i].cmd);
+		file_kick(f);
+		pthread_mutex_unlock(&pf_lock);
+		break;
+	}
+	return err;
+}
+
+int pf_file_ioctl(struct pf_file *f, unsigned int cmd)
+{
+	int err;
+
+	if (cmd != PERF_EVENT_IOC_ENABLE && cmd != PERF_EVENT_IOC_DISABLE &&
+	    cmd != PERF_EVENT_IOC_RESET)
+		return -ENOTTY;
+	pthread_mutex_lock(&pf_lock);
+	err = file_ioc(f, cmd);
+	file_kick(f);
+	pthread_mutex_unlock(&pf_lock);
+	return err;
+}
+
+/* ---- open and release ------------------------------------------------- */
+
+static void file_free(struct pf_file *f)
+{
+	unsigned int s, m;
+
+	if (!f)
+		return;
+	for (s = 0; f->sets && s < f->nr_sets; s++) {
+		struct pf_set *set = &f->sets[s];
+
+		if (set->polled)
+			ep_del(set->fd[0]);
+		if (set->meta)
+			munmap(set->meta, set->rb_len);
+		for (m = 0; m < f->nr_members; m++)
+			if (set->fd[m] >= 0) {
+				close(set->fd[m]);
+				nr_counters--;
+			}
+	}
+	free(f->sets);
+	if (f->timerfd >= 0) {
+		ep_del(f->timerfd);
+		close(f->timerfd);
+	}
+	if (f->pidfd >= 0) {
+		ep_del(f->pidfd);
+		close(f->pidfd);
+	}
+	if (f->ph)
+		fuse_pollhandle_destroy(f->ph);
+	free(f->q);
+	free(f);
+}
+
+static int file_slot(struct pf_file *f)
+{
+	unsigned int s;
+
+	for (s = 0; s < nr_files_alloc; s++)
+		if (!files[s])
+			break;
+	if (s == nr_files_alloc) {
+		unsigned int n = nr_files_alloc ? nr_files_alloc * 2 : 64;
+		struct pf_file **tmp;
+
+		if (n > SLOT_GLOBAL)
+			return -ENFILE;
+		tmp = realloc(files, n * sizeof(*files));
+		if (!tmp)
+			return -ENOMEM;
+		memset(tmp + nr_files_alloc, 0,
+		       (n - nr_files_alloc) * sizeof(*tmp));
+		files = tmp;
+		nr_files_alloc = n;
+	}
+	files[s] = f;
+	f->slot = s;
+	f->gen = next_gen++;
+	return 0;
+}
+
+/* (pid, cpu) pairs to open one group on */
+struct pf_where {
+	pid_t pid;
+	int cpu;
+};
+
+static int add_where(struct pf_where **w, unsigned int *nr, pid_t pid,
+		     int cpu)
+{
+	struct pf_where *tmp;
+
+	if (*nr >= MAX_SETS)
+		return -E2BIG;
+	tmp = realloc(*w, (*nr + 1) * sizeof(**w));
+	if (!tmp)
+		return -ENOMEM;
+	*w = tmp;
+	tmp[*nr].pid = pid;
+	tmp[*nr].cpu = cpu;
+	(*nr)++;
+	return 0;
+}
+
+/*
+ * Where to open one group each.  @per_cpu: the leaves that need a ring
+ * buffer (period N, irq) cannot mmap an inherited counter that follows
+ * its task across CPUs (perf refuses, so that children do not all write
+ * to one buffer), so a task there gets one counter per online CPU, which
+ * perf allows and which together count what the one would.
+ */
+static int list_targets(const struct pf_target *t, bool per_cpu,
+			struct pf_where **out, bool *is_process)
+{
+	struct pf_where *w = NULL;
+	unsigned int *cpus = NULL, nr = 0, nr_tids = 0, i, j;
+	pid_t *tids = NULL;
+	int nr_cpus = 1, err = 0;
+
+	*is_process = false;
+	if (t->cpu->all && (t->pid.kind == PERFCTRFS_PID_ALL || per_cpu)) {
+		nr_cpus = pf_online_cpus(&cpus);
+		if (nr_cpus <= 0)
+			return nr_cpus < 0 ? nr_cpus : -ENODEV;
+	}
+	if (t->pid.kind == PERFCTRFS_PID_ALL) {
+		if (!t->cpu->all)
+			err = add_where(&w, &nr, -1, t->cpu->cpu);
+		for (i = 0; t->cpu->all && i < (unsigned int)nr_cpus && !err;
+		     i++)
+			err = add_where(&w, &nr, -1, cpus[i]);
+		goto out;
+	}
+	if (pf_tgid_of(t->pid.pid) == (int)t->pid.pid) {
+		char path[64];
+		struct dirent *de;
+		DIR *d;
+
+		*is_process = true;
+		snprintf(path, sizeof(path), "/proc/%u/task", t->pid.pid);
+		d = opendir(path);
+		if (!d) {
+			err = -ENOENT;
+			goto out;
+		}
+		while ((de = readdir(d))) {
+			char *end;
+			long tid = strtol(de->d_name, &end, 10);
+			pid_t *tmp;
+
+			if (*end || tid <= 0)
+				continue;
+			tmp = realloc(tids, (nr_tids + 1) * sizeof(*tids));
+			if (!tmp) {
+				err = -ENOMEM;
+				break;
+			}
+			tids = tmp;
+			tids[nr_tids++] = tid;
+		}
+		closedir(d);
+	} else if (pf_tgid_of(t->pid.pid) > 0) {
+		tids = malloc(sizeof(*tids));
+		if (!tids) {
+			err = -ENOMEM;
+			goto out;
+		}
+		tids[nr_tids++] = t->pid.pid;
+	}
+	if (!err && !nr_tids)
+		err = -ENOENT;
+	for (i = 0; i < nr_tids && !err; i++) {
+		if (!t->cpu->all)
+			err = add_where(&w, &nr, tids[i], t->cpu->cpu);
+		else if (!per_cpu)
+			err = add_where(&w, &nr, tids[i], -1);
+		for (j = 0; t->cpu->all && per_cpu &&
+		     j < (unsigned int)nr_cpus && !err; j++)
+			err = add_where(&w, &nr, tids[i], cpus[j]);
+	}
+out:
+	free(cpus);
+	free(tids);
+	if (err) {
+		free(w);
+		return err;
+	}
+	*out = w;
+	return nr;
+}
+
+static bool is_clock(const struct perfctrfs_event *ev)
+{
+	return ev->type == PERF_TYPE_SOFTWARE &&
+	       (ev->config == PERF_COUNT_SW_CPU_CLOCK ||
+		ev->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+static int open_set(struct pf_file *f, struct pf_set *set,
+		    const struct pf_where *w, bool inherit)
+{
+	struct perf_event_attr attr;
+	unsigned int m;
+
+	for (m = 0; m < f->nr_members; m++) {
+		const struct perfctrfs_event *ev = &f->spec.ev[m];
+		long fd;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = ev->type;
+		attr.config = ev->config;
+		attr.config1 = ev->config1;
+		attr.config2 = ev->config2;
+		attr.exclude_user = ev->exclude_user;
+		attr.exclude_kernel = ev->exclude_kernel;
+		attr.exclude_hv = ev->exclude_hv;
+		attr.exclude_idle = ev->exclude_idle;
+		attr.inherit = inherit;
+		attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				   PERF_FORMAT_TOTAL_TIME_RUNNING;
+		if (f->group)
+			attr.read_format |= PERF_FORMAT_GROUP;
+		if (m == 0) {
+			/* the leader gates the group: enabled once all exist */
+			attr.disabled = 1;
+			if (f->type == PERFCTRFS_IRQ) {
+				attr.sample_period = f->period.value;
+				attr.sample_type = PERF_SAMPLE_IP |
+						   PERF_SAMPLE_PERIOD;
+				attr.wakeup_events = 1;
+			} else if (f->period.value && !f->period.is_time) {
+				/*
+				 * Overflows only wake us: with several
+				 * counters summed, each fires at its share
+				 * so that the sum crossing N always
+				 * crosses one of them.
+				 */
+				uint64_t p = f->period.value / f->nr_sets;
+
+				attr.sample_period = p ? p : 1;
+				attr.wakeup_events = 1;
+			}
+		}
+		fd = pf_perf_open(&attr, w->pid, w->cpu,
+				  m ? set->fd[0] : -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		set->fd[m] = fd;
+		nr_counters++;
+	}
+	if (f->type == PERFCTRFS_IRQ ||
+	    (f->period.value && !f->period.is_time)) {
+		unsigned int pages = f->type == PERFCTRFS_IRQ ?
+				     RB_PAGES_IRQ : RB_PAGES_WAKE;
+		void *p;
+
+		set->rb_len = (1 + pages) * page_size;
+		p = mmap(NULL, set->rb_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 set->fd[0], 0);
+		if (p == MAP_FAILED)
+			return -errno;
+		set->meta = p;
+	}
+	return 0;
+}
+
+int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
+		 struct pf_file **out)
+{
+	struct pf_where *where = NULL;
+	struct pf_creds creds;
+	struct pf_file *f;
+	bool is_process = false;
+	unsigned int s, m;
+	int nr, err;
+
+	(void)flags;
+	if (t->type == PERFCTRFS_IRQ && t->period.is_time &&
+	    !(t->ev->nr >= 1 && is_clock(&t->ev->ev[0])))
+		return -EINVAL;	/* only the clocks count time */
+	if (t->type == PERFCTRFS_IRQ && !t->period.value)
+		return -ENOENT;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->spec = *t->ev;
+	f->type = t->type;
+	f->period = t->period;
+	f->nr_members = t->ev->nr;
+	f->group = t->ev->nr > 1;
+	f->timerfd = -1;
+	f->pidfd = -1;
+	f->wtail = &f->waiters;
+	if (f->type == PERFCTRFS_IRQ) {
+		f->q = calloc(PF_IRQ_QUEUE, sizeof(*f->q));
+		if (!f->q) {
+			free(f);
+			return -ENOMEM;
+		}
+	}
+
+	nr = list_targets(t, f->type == PERFCTRFS_IRQ ||
+			  (f->period.value && !f->period.is_time),
+			  &where, &is_process);
+	if (nr < 0) {
+		free(f->q);
+		free(f);
+		return nr;
+	}
+	if (t->pid.kind == PERFCTRFS_PID_NUM) {
+		f->pidfd = syscall(SYS_pidfd_open, t->pid.pid,
+				   is_process ? 0 : PIDFD_THREAD);
+		if (f->pidfd < 0 && errno == ESRCH) {
+			free(where);
+			free(f->q);
+			free(f);
+			return -ENOENT;
+		}
+	}
+
+	pthread_mutex_lock(&pf_lock);
+	f->sets = calloc(nr, sizeof(*f->sets));
+	if (!f->sets) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	f->nr_sets = nr;
+	for (s = 0; s < f->nr_sets; s++)
+		for (m = 0; m < PERFCTRFS_MAX_GROUP; m++)
+			f->sets[s].fd[m] = -1;
+
+	err = creds_enter(req, &creds);
+	if (err)
+		goto fail;
+	for (s = 0; s < f->nr_sets; s++) {
+		err = open_set(f, &f->sets[s], &where[s],
+			       t->pid.kind == PERFCTRFS_PID_NUM);
+		/* a thread that exited since we listed it counts nothing */
+		if (err == -ESRCH && is_process && f->nr_sets > 1) {
+			struct pf_set *set = &f->sets[s];
+
+			for (m = 0; m < f->nr_members; m++)
+				if (set->fd[m] >= 0) {
+					close(set->fd[m]);
+					nr_counters--;
+				}
+			if (set->meta)
+				munmap(set->meta, set->rb_len);
+			memmove(set, set + 1,
+				(f->nr_sets - s - 1) * sizeof(*set));
+			memmove(&where[s], &where[s + 1],
+				(f->nr_sets - s - 1) * sizeof(*where));
+			f->nr_sets--;
+			s--;
+			continue;
+		}
+		if (err)
+			break;
+	}
+	creds_leave(&creds);
+	if (err) {
+		if (err == -ESRCH)
+			err = -ENOENT;
+		goto fail;
+	}
+
+	err = file_slot(f);
+	if (err)
+		goto fail;
+	if (f->period.is_time && f->type != PERFCTRFS_IRQ) {
+		struct itimerspec its;
+
+		f->timerfd = timerfd_create(CLOCK_MONOTONIC,
+					    TFD_NONBLOCK | TFD_CLOEXEC);
+		if (f->timerfd < 0) {
+			err = -errno;
+			goto fail_slot;
+		}
+		its.it_interval.tv_sec = f->period.value / 1000000000ULL;
+		its.it_interval.tv_nsec = f->period.value % 1000000000ULL;
+		its.it_value = its.it_interval;
+		timerfd_settime(f->timerfd, 0, &its, NULL);
+		err = ep_add(f->timerfd, ep_key(f, IDX_TIMER));
+		if (err)
+			goto fail_slot;
+	}
+	if (f->pidfd >= 0) {
+		err = ep_add(f->pidfd, ep_key(f, IDX_PIDFD));
+		if (err)
+			goto fail_slot;
+	}
+	for (s = 0; s < f->nr_sets; s++) {
+		if (f->sets[s].meta) {
+			err = ep_add(f->sets[s].fd[0], ep_key(f, IDX_SET0 + s));
+			if (err)
+				goto fail_slot;
+			f->sets[s].polled = true;
+		}
+	}
+	/* counting starts at open */
+	for (s = 0; s < f->nr_sets; s++)
+		ioctl(f->sets[s].fd[0], PERF_EVENT_IOC_ENABLE,
+		      f->group ? PERF_IOC_FLAG_GROUP : 0);
+	pthread_mutex_unlock(&pf_lock);
+	free(where);
+	*out = f;
+	return 0;
+
+fail_slot:
+	files[f->slot] = NULL;
+fail:
+	file_free(f);
+	pthread_mutex_unlock(&pf_lock);
+	free(where);
+	return err;
+}
+
+void pf_file_release(struct pf_file *f)
+{
+	struct pf_waiter *w;
+
+	pthread_mutex_lock(&pf_lock);
+	files[f->slot] = NULL;
+	/* no read can be pending at release, but never leave one hanging */
+	while ((w = f->waiters)) {
+		f->waiters = w->next;
+		fuse_reply_err(w->req, EBADF);
+		free(w);
+	}
+	file_free(f);
+	pthread_mutex_unlock(&pf_lock);
+}
+
+int pf_counter_init(void)
+{
+	struct itimerspec its = {
+		.it_interval.tv_nsec = TICK_NS,
+		.it_value.tv_nsec = TICK_NS,
+	};
+	int err;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	if (geteuid() == 0) {
+		/* see struct pf_creds */
+		if (prctl(PR_SET_SECUREBITS,
+			  SECBIT_KEEP_CAPS | SECBIT_NO_SETUID_FIXUP) == 0)
+			multiuser = true;
+		else
+			pf_log(LOG_WARNING,
+			       "cannot set securebits (%s): opens use the daemon's credentials",
+			       strerror(errno));
+	}
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	tickfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (epfd < 0 || stopfd < 0 || tickfd < 0)
+		return -errno;
+	timerfd_settime(tickfd, 0, &its, NULL);
+	err = ep_add(stopfd, SLOT_GLOBAL << 40);
+	if (!err)
+		err = ep_add(tickfd, (SLOT_GLOBAL << 40) | 1);
+	if (err)
+		return err;
+	err = pthread_create(&loop_thread, NULL, pf_loop, NULL);
+	if (err)
+		return -err;
+	loop_started = true;
+	return 0;
+}
+
+void pf_counter_exit(void)
+{
+	uint64_t one = 1;
+	unsigned int s;
+
+	if (loop_started) {
+		if (write(stopfd, &one, sizeof(one)) < 0)
+			pf_log(LOG_ERR, "cannot stop the event loop");
+		pthread_join(loop_thread, NULL);
+		loop_started = false;
+	}
+	pthread_mutex_lock(&pf_lock);
+	for (s = 0; s < nr_files_alloc; s++)
+		if (files[s]) {
+			file_free(files[s]);
+			files[s] = NULL;
+		}
+	free(files);
+	files = NULL;
+	nr_files_alloc = 0;
+	pthread_mutex_unlock(&pf_lock);
+	if (tickfd >= 0)
+		close(tickfd);
+	if (stopfd >= 0)
+		close(stopfd);
+	if (epfd >= 0)
+		close(epfd);
+	tickfd = stopfd = epfd = -1;
+}

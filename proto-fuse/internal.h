@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * internal.h - what the parts of perfctrfs-fuse share.
+ *
+ *   main.c     options, mount, signals, the fuse session loop
+ *   fs.c       the node table and the fuse_lowlevel_ops
+ *   catalog.c  sysfs PMU discovery and the per-CPU probe cache
+ *   counter.c  perf_event_open, groups, reads, ring buffers, credentials,
+ *              and the event loop that answers blocked reads
+ *
+ * One mutex (pf_lock) guards every open leaf and the node table: the
+ * daemon is small, the machine has few cores, and one lock keeps the
+ * deferred-reply and interrupt races easy to reason about.
+ */
+#ifndef PERFCTRFS_FUSE_INTERNAL_H
+#define PERFCTRFS_FUSE_INTERNAL_H
+
+#define FUSE_USE_VERSION 312
+
+#include <fuse_lowlevel.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../fs/perfctrfs/grammar.h"
+
+#define PF_NAME		"perfctrfs-fuse"
+#define PF_VERSION	"0.1"
+
+/* irq records queued per open leaf before new ones are dropped as lost */
+#define PF_IRQ_QUEUE	4096
+
+/* longest line a leaf produces: 8 counts and two times, each <= 20 digits */
+#define PF_LINE_MAX	256
+
+enum pf_level {
+	PF_ROOT,
+	PF_CPU,
+	PF_EVENT,
+	PF_PID,
+	PF_TYPE,
+	PF_PERIOD,
+};
+
+struct pf_node {
+	uint64_t ino;
+	struct pf_node *parent;
+	struct pf_node *hnext;		/* ino hash chain */
+	enum pf_level level;
+	char *name;
+	uint64_t nlookup;		/* the kernel's references */
+	unsigned int refs;		/* children and open files */
+	union {
+		struct perfctrfs_cpu cpu;
+		struct perfctrfs_event_spec ev;
+		struct perfctrfs_pid pid;
+		enum perfctrfs_type type;
+		struct perfctrfs_period period;
+	} u;
+};
+
+struct pf_opts {
+	uid_t uid;
+	gid_t gid;
+	mode_t leaf_mode;
+	mode_t dir_mode;
+	bool foreground;
+};
+
+extern struct pf_opts pf_opts;
+extern pthread_mutex_t pf_lock;
+extern struct fuse_session *pf_se;
+
+void pf_log(int prio, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* fs.c */
+extern const struct fuse_lowlevel_ops pf_ops;
+int pf_fs_init(void);
+void pf_fs_exit(void);
+
+/* catalog.c */
+extern struct perfctrfs_catalog pf_catalog;
+
+struct pf_candidate {
+	char *name;			/* path form: "task_clock", "msr.tsc" */
+	struct perfctrfs_event_spec spec;
+	const char *description;	/* NULL when the kernel has none */
+};
+
+int pf_catalog_init(void);
+void pf_catalog_exit(void);
+int pf_online_cpus(unsigned int **cpus);
+bool pf_cpu_online(unsigned int cpu);
+unsigned int pf_nr_candidates(void);
+const struct pf_candidate *pf_candidate(unsigned int i);
+const struct pf_candidate *pf_candidate_find(const char *name);
+bool pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i);
+bool pf_probe_spec(const struct perfctrfs_cpu *cpu,
+		   const struct perfctrfs_event_spec *spec);
+const char *pf_builtin_description(const char *name);
+
+/* counter.c */
+struct pf_file;
+
+struct pf_target {
+	const struct perfctrfs_cpu *cpu;
+	const struct perfctrfs_event_spec *ev;
+	struct perfctrfs_pid pid;	/* SELF already resolved to a NUM */
+	enum perfctrfs_type type;
+	struct perfctrfs_period period;
+};
+
+int pf_counter_init(void);
+void pf_counter_exit(void);
+int pf_file_open(fuse_req_t req, const struct pf_target *t,
+		 int flags, struct pf_file **out);
+void pf_file_release(struct pf_file *f);
+void pf_file_read(fuse_req_t req, struct pf_file *f, size_t size, off_t off,
+		  int flags);
+void pf_file_poll(fuse_req_t req, struct pf_file *f,
+		  struct fuse_pollhandle *ph);
+int pf_file_control(struct pf_file *f, const char *word, size_t len);
+int pf_file_ioctl(struct pf_file *f, unsigned int cmd);
+unsigned long pf_open_counters(void);
+long pf_perf_open(const void *attr, pid_t pid, int cpu, int group_fd,
+		  unsigned long flags);
+int pf_tgid_of(pid_t tid);
+
+#endif /* PERFCTRFS_FUSE_INTERNAL_H */

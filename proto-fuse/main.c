@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - perfctrfs-fuse: options, mount, signals, the session loop.
+ *
+ *	perfctrfs-fuse [-f] [-d] [-o uid=N,gid=N,mode=0640,allow_other] MNT
+ */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct pf_opts pf_opts = {
+	.leaf_mode = 0666,
+	.dir_mode = 0555,
+	.foreground = true,
+};
+struct fuse_session *pf_se;
+static bool use_syslog;
+
+void pf_log(int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (use_syslog) {
+		vsyslog(prio, fmt, ap);
+	} else if (prio <= LOG_INFO || getenv("PERFCTRFS_DEBUG")) {
+		fprintf(stderr, PF_NAME ": ");
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	}
+	va_end(ap);
+}
+
+struct pf_cmdline {
+	char *uid, *gid, *mode;
+};
+
+static const struct fuse_opt pf_fuse_opts[] = {
+	{ "uid=%s", offsetof(struct pf_cmdline, uid), 0 },
+	{ "gid=%s", offsetof(struct pf_cmdline, gid), 0 },
+	{ "mode=%s", offsetof(struct pf_cmdline, mode), 0 },
+	FUSE_OPT_END
+};
+
+static int parse_id(const char *s, bool group, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (!errno && !*end && s[0] != '-' && v < 0xffffffffUL) {
+		*out = v;
+		return 0;
+	}
+	if (group) {
+		struct group *g = getgrnam(s);
+
+		if (g) {
+			*out = g->gr_gid;
+			return 0;
+		}
+	} else {
+		struct passwd *p = getpwnam(s);
+
+		if (p) {
+			*out = p->pw_uid;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Octal leaf mode; directories get r-x for every class that may use one. */
+static int parse_mode(const char *s)
+{
+	unsigned long v = 0;
+	const char *p;
+	unsigned int shift;
+
+	if (!*s || strlen(s) > 4)
+		return -EINVAL;
+	for (p = s; *p; p++) {
+		if (*p < '0' || *p > '7')
+			return -EINVAL;
+		v = v * 8 + (*p - '0');
+	}
+	if (v > 0777)
+		return -EINVAL;
+	pf_opts.leaf_mode = v;
+	pf_opts.dir_mode = 0;
+	for (shift = 0; shift < 9; shift += 3)
+		if (v & (07 << shift))
+			pf_opts.dir_mode |= 05 << shift;
+	return 0;
+}
+
+static void usage(const char *prog)
+{
+	printf("usage: %s [options] <mountpoint>\n\n"
+	       "perf counters as files: <mnt>/<cpu>/<event>/<pid>/<type>/<period>\n\n"
+	       "perfctrfs options:\n"
+	       "    -o uid=N               owner of every node (default 0)\n"
+	       "    -o gid=N               group of every node (default 0)\n"
+	       "    -o mode=0NNN           leaf mode, octal (default 0666);\n"
+	       "                           directories get the matching r-x bits\n"
+	       "    -o allow_other         let every user in; opens are judged\n"
+	       "                           with the caller's credentials\n\n",
+	       prog);
+}
+
+int main(int argc, char *argv[])
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cmdline_opts opts;
+	struct fuse_loop_config *cfg;
+	struct pf_cmdline cl = { 0 };
+	int ret = 1;
+
+	if (fuse_opt_parse(&args, &cl, pf_fuse_opts, NULL) == -1)
+		return 1;
+	/* a default that libfuse 3.14 otherwise complains about; -o wins */
+	if (fuse_opt_insert_arg(&args, 1, "-omax_threads=10"))
+		return 1;
+	if (fuse_parse_cmdline(&args, &opts) != 0)
+		return 1;
+	if (opts.show_help) {
+		usage(argv[0]);
+		fuse_cmdline_help();
+		fuse_lowlevel_help();
+		ret = 0;
+		goto out_args;
+	}
+	if (opts.show_version) {
+		printf(PF_NAME " " PF_VERSION "\n");
+		fuse_lowlevel_version();
+		ret = 0;
+		goto out_args;
+	}
+	if (!opts.mountpoint) {
+		fprintf(stderr, "%s: no mountpoint (see --help)\n", argv[0]);
+		goto out_args;
+	}
+	if ((cl.uid && parse_id(cl.uid, false, &pf_opts.uid)) ||
+	    (cl.gid && parse_id(cl.gid, true, &pf_opts.gid)) ||
+	    (cl.mode && parse_mode(cl.mode))) {
+		fprintf(stderr, "%s: bad uid=, gid= or mode= value\n", argv[0]);
+		goto out_args;
+	}
+	pf_opts.foreground = opts.foreground;
+	/* the kernel enforces uid/gid/mode; our name in mtab */
+	if (fuse_opt_add_arg(&args, "-o") ||
+	    fuse_opt_add_arg(&args,
+			     "default_permissions,fsname=perfctrfs,subtype=perfctrfs"))
+		goto out_args;
+
+	if (pf_catalog_init()) {
+		fprintf(stderr, "%s: cannot read the PMUs in sysfs\n", argv[0]);
+		goto out_args;
+	}
+	pf_fs_init();
+	pf_se = fuse_session_new(&args, &pf_ops, sizeof(pf_ops), NULL);
+	if (!pf_se)
+		goto out_catalog;
+	if (fuse_set_signal_handlers(pf_se))
+		goto out_session;
+	if (fuse_session_mount(pf_se, opts.mountpoint))
+		goto out_signals;
+	if (!opts.foreground) {
+		use_syslog = true;
+		openlog(PF_NAME, LOG_PID, LOG_DAEMON);
+	}
+	/* before any thread: fork keeps only the calling one */
+	if (fuse_daemonize(opts.foreground))
+		goto out_unmount;
+	if (pf_counter_init()) {
+		pf_log(LOG_ERR, "cannot start the event loop");
+		goto out_unmount;
+	}
+	if (opts.singlethread) {
+		ret = fuse_session_loop(pf_se);
+	} else {
+		cfg = fuse_loop_cfg_create();
+		if (!cfg)
+			goto out_counter;
+		fuse_loop_cfg_set_clone_fd(cfg, opts.clone_fd);
+		if (opts.max_threads && opts.max_threads <= 100000)
+			fuse_loop_cfg_set_max_threads(cfg, opts.max_threads);
+		fuse_loop_cfg_set_idle_threads(cfg, opts.max_idle_threads);
+		ret = fuse_session_loop_mt(pf_se, cfg);
+		fuse_loop_cfg_destroy(cfg);
+	}
+	/* a signal ends the loop cleanly: that is a normal exit */
+	if (ret > 0)
+		ret = 0;
+out_counter:
+	pf_counter_exit();
+out_unmount:
+	fuse_session_unmount(pf_se);
+out_signals:
+	fuse_remove_signal_handlers(pf_se);
+out_session:
+	fuse_session_destroy(pf_se);
+out_catalog:
+	pf_fs_exit();
+	pf_catalog_exit();
+out_args:
+	free(opts.mountpoint);
+	free(cl.uid);
+	free(cl.gid);
+	free(cl.mode);
+	fuse_opt_free_args(&args);
+	return ret ? 1 : 0;
+}
