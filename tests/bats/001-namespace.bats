@@ -122,7 +122,7 @@ sysfs_online_cpus() {
 		# pid listings change under us: check the names that are not pids
 		# and the first few pids
 		while read -r ino name; do
-			st=$("$H/fsop" stat "$d/$name")
+			st=$("$H/fsop" stat "$d/$name") || true
 			case $st in
 			ENOENT) [[ $name =~ ^[0-9]+$ ]] && [ "$d" = "$M/all/task_clock" ] && continue ;;
 			esac

@@ -73,9 +73,8 @@ change_err() {
 }
 
 @test "page_faults of a child that touches N pages is at least N" {
-	"$H/pagetouch" -w 500 >/dev/null 3>&- &
-	pid=$!
-	wait_sigblk_usr1 "$pid" || die "pagetouch never got ready"
+	start_pagetouch 500 || die "pagetouch never got ready"
+	pid=$toucher
 	run "$H/leafio" "$(leaf all page_faults$U "$pid" simple 0)" sh="kill -USR1 $pid" waitexit="$pid" read
 	[ "$status" -eq 0 ]
 	assert_ge "${lines[0]}" 500 "page_faults after touching 500 pages"
@@ -107,7 +106,7 @@ change_err() {
 @test "creating files, links and nodes fails with EPERM or EROFS" {
 	d=$M/all/task_clock/self/simple
 	assert_match "$("$H/fsop" creat "$d/new")" "$(change_err)" "creat"
-	assert_match "$("$H/fsop" open "$d/12345" creat)" "$(change_err)" "open O_CREAT"
+	assert_match "$("$H/fsop" open "$M/all/task_clock/self/newtype" creat)" "$(change_err)" "open O_CREAT"
 	assert_match "$("$H/fsop" symlink 0 "$d/sym")" "$(change_err)" "symlink"
 	assert_match "$("$H/fsop" link "$d/0" "$d/hard")" "$(change_err)|^EXDEV$" "link"
 	assert_match "$("$H/fsop" mknod "$d/fifo")" "$(change_err)" "mknod"
@@ -126,7 +125,7 @@ change_err() {
 }
 
 @test "truncate of a leaf is refused or leaves it readable" {
-	r=$("$H/fsop" truncate "$M/all/task_clock/self/simple/0")
+	r=$("$H/fsop" truncate "$M/all/task_clock/self/simple/0") || true
 	assert_match "$r" '^(ok|EPERM|EROFS|EACCES|EINVAL)$' "truncate"
 	is_count "$(read0 "$M/all/task_clock$U/self/simple/0")"
 }

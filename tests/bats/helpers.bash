@@ -148,16 +148,12 @@ assert_match() {
 
 # ---- processes ---------------------------------------------------------
 
-# Wait until pid $1 blocks SIGUSR1 (pagetouch -w is ready for its signal).
-wait_sigblk_usr1() {
-	local i blk
-	for i in $(seq 1 500); do
-		blk=$(awk '/^SigBlk:/ {print $2}' "/proc/$1/status" 2>/dev/null) || return 1
-		# SIGUSR1 is signal 10 on x86 and POWER: bit 9, 0x200
-		[ -n "$blk" ] && [ $((0x$blk & 0x200)) -ne 0 ] && return 0
-		sleep 0.01
-	done
-	return 1
+# Start "pagetouch -w N" in the background, ready for its SIGUSR1 (sent
+# early it would kill it); its pid in $toucher.
+start_pagetouch() {
+	"$H/pagetouch" -w "$1" > "$BATS_TEST_TMPDIR/pagetouch.out" 3>&- &
+	toucher=$!
+	wait_until "grep -q ready $BATS_TEST_TMPDIR/pagetouch.out"
 }
 
 # Wait (at most $2 tenths of a second, default 50) until a command succeeds.
@@ -229,7 +225,7 @@ ensure_user() {
 	id "$1" >/dev/null 2>&1 && return 0
 	is_root || return 1
 	if command -v useradd >/dev/null 2>&1; then
-		useradd -M -N -s /bin/sh "$1" >/dev/null 2>&1
+		useradd -M -U -s /bin/sh "$1" >/dev/null 2>&1
 	elif command -v adduser >/dev/null 2>&1; then
 		adduser -D -H -s /bin/sh "$1" >/dev/null 2>&1
 	fi

@@ -5,8 +5,8 @@
  *
  *	pagetouch [-w] N [LINGER_SECONDS]
  *
- * With -w it first waits for SIGUSR1 (so the suite can open a counter on
- * its pid before anything is touched), touches N pages of a fresh mapping
+ * With -w it first prints "ready" and waits for SIGUSR1 (so the suite can
+ * open a counter on its pid before anything is touched), touches N pages of a fresh mapping
  * one write each, then lingers LINGER_SECONDS (default 0) and exits 0.
  */
 #include "common.h"
@@ -42,6 +42,8 @@ int main(int argc, char **argv)
 		sigemptyset(&set);
 		sigaddset(&set, SIGUSR1);
 		sigprocmask(SIG_BLOCK, &set, &old);
+		printf("ready\n");
+		fflush(stdout);
 		if (sigwait(&set, &sig))
 			return 1;
 	}

@@ -1,0 +1,128 @@
+#!/usr/bin/env bats
+#
+# The irq type: one "<count> 0x<ip>" line per overflow record, sampling
+# every period events; IPs lie in the sampled program; records queue while
+# nobody reads and overflow is reported as "lost <n>".
+#
+# task_clock:u samples by a timer, so it works without a hardware PMU;
+# :u keeps the IPs in user space, where /proc/<pid>/maps can place them.
+
+load helpers
+
+setup_file() {
+	leak_baseline
+}
+
+setup() {
+	perfctr_setup
+}
+
+teardown() {
+	kill_bg_jobs
+}
+
+REC='^(0|[1-9][0-9]*) 0x[0-9a-f]+$'
+LOST='^lost [1-9][0-9]*$'
+
+# Start a spinner for $1 s; its pid in $spinner, a copy of its maps in
+# $BATS_TEST_TMPDIR/maps.
+start_spinner() {
+	"$H/spin" "$1" >/dev/null 3>&- &
+	spinner=$!
+	wait_until "grep -q ' r-xp .*/spin$' /proc/$spinner/maps" ||
+		die "spin never mapped its text"
+	cat "/proc/$spinner/maps" > "$BATS_TEST_TMPDIR/maps"
+}
+
+@test "irq lines are '<count> 0x<ip>' records with counts that never go down" {
+	start_spinner 1
+	run timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10000000)" readall
+	[ "$status" -eq 0 ] || die "leafio: $status"
+	assert_eq "${lines[-1]}" EOF "end of the records"
+	n=0 prev=0
+	for l in "${lines[@]:0:${#lines[@]}-1}"; do
+		[[ $l =~ $LOST ]] && continue
+		assert_match "$l" "$REC" "record" || return 1
+		c=${l%% *}
+		assert_ge "$c" "$prev" "record count" || return 1
+		prev=$c n=$((n + 1))
+	done
+	assert_ge "$n" 5 "records of a 1 s spinner sampled every 10 ms"
+}
+
+@test "sampled IPs lie in the sampled program's text" {
+	start_spinner 1.5
+	timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 5000000)" readall |
+		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
+	run "$H/ipcheck" "$BATS_TEST_TMPDIR/maps" < "$BATS_TEST_TMPDIR/recs"
+	[ "$status" -eq 0 ] || die "ipcheck: $output"
+	set -- $output	# records R inside I outside O lost L
+	assert_ge "$2" 20 "records"
+	# spin's loop is its own text; a few samples may land in the vDSO
+	assert_ge "$(( $4 * 100 ))" "$(( $2 * 80 ))" "records inside spin's text ($output)"
+}
+
+@test "the record count matches the period within 30 percent" {
+	start_spinner 1.5
+	period=10000000
+	"$H/leafio" "$(leaf all task_clock:u "$spinner" simple 0)" waitexit="$spinner" read \
+		> "$BATS_TEST_TMPDIR/total" 3>&- &
+	reader=$!
+	timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq $period)" readall |
+		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
+	wait "$reader"
+	total=$(cat "$BATS_TEST_TMPDIR/total")
+	assert_ge "$total" 100000000 "task_clock of the spinner"
+	n=$(grep -cE "$REC" "$BATS_TEST_TMPDIR/recs") || true
+	lost=$(awk '/^lost / { s += $2 } END { print s + 0 }' "$BATS_TEST_TMPDIR/recs")
+	want=$((total / period))
+	assert_ge "$(( (n + lost) * 10 ))" "$(( want * 7 ))" "records ($n + $lost lost) for $total ns at period $period"
+	assert_le "$(( (n + lost) * 10 ))" "$(( want * 13 ))" "records ($n + $lost lost) for $total ns at period $period"
+}
+
+@test "records nobody reads are kept or counted as lost, never dropped silently" {
+	start_spinner 2
+	period=20000
+	"$H/leafio" "$(leaf all task_clock:u "$spinner" simple 0)" waitexit="$spinner" read \
+		> "$BATS_TEST_TMPDIR/total" 3>&- &
+	reader=$!
+	# open, then read nothing until the target is gone
+	timeout 20 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq $period)" waitexit="$spinner" readall |
+		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
+	wait "$reader"
+	total=$(cat "$BATS_TEST_TMPDIR/total")
+	bad=$(grep -vcE "$REC|$LOST" "$BATS_TEST_TMPDIR/recs") || true
+	assert_eq "$bad" 0 "lines that are neither records nor lost lines"
+	n=$(grep -cE "$REC" "$BATS_TEST_TMPDIR/recs") || true
+	lost=$(awk '/^lost / { s += $2 } END { print s + 0 }' "$BATS_TEST_TMPDIR/recs")
+	want=$((total / period))
+	echo "# $n records, $lost lost, $want expected" >&3
+	assert_ge "$(( (n + lost) * 10 ))" "$(( want * 5 ))" "records + lost ($n + $lost) for $total ns at period $period"
+}
+
+@test "poll on an irq leaf reports POLLIN once a record is queued" {
+	start_spinner 3
+	run timeout 10 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10000000)" poll=3000 read
+	assert_match "${lines[0]}" '^POLLIN' "poll"
+	assert_match "${lines[1]%%$'\n'*}" "$REC" "the first record"
+}
+
+@test "an irq leaf with no record queued: O_NONBLOCK gives EAGAIN, poll times out" {
+	sleep 10 >/dev/null 3>&- &
+	run timeout 10 "$H/leafio" -n "$(leaf all task_clock:u $! irq 10000000)" read poll=300
+	assert_eq "${lines[0]}" EAGAIN "O_NONBLOCK read"
+	assert_eq "${lines[1]}" timeout "poll"
+}
+
+@test "irq by time: a 10ms period samples a spinner about 100 times a second" {
+	start_spinner 1
+	timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10ms)" readall |
+		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
+	n=$(grep -cE "$REC" "$BATS_TEST_TMPDIR/recs") || true
+	assert_ge "$n" 10 "records in 1 s at 10ms"
+	assert_le "$n" 150 "records in 1 s at 10ms"
+}
+
+@test "090-irq: no counter left held" {
+	assert_no_leak
+}

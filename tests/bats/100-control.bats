@@ -1,0 +1,95 @@
+#!/usr/bin/env bats
+#
+# Control words written to a leaf opened O_RDWR: enable, disable, reset.
+
+load helpers
+
+setup_file() {
+	leak_baseline
+}
+
+setup() {
+	perfctr_setup
+	"$H/spin" 8 >/dev/null 3>&- &
+	spinner=$!
+}
+
+teardown() {
+	kill_bg_jobs
+}
+
+@test "a disabled counter stands still while its target runs" {
+	run timeout 15 "$H/leafio" -w "$(leaf all task_clock$U "$spinner" simple 0)" \
+		sleep=100 write=disable pread=0 sleep=300 pread=0
+	[ "$status" -eq 0 ]
+	assert_eq "${lines[0]}" ok "write disable"
+	assert_ge "${lines[1]}" 1 "count before disable"
+	assert_eq "${lines[2]}" "${lines[1]}" "count 300 ms after disable"
+}
+
+@test "enable after disable makes it count again" {
+	run timeout 15 "$H/leafio" -w "$(leaf all task_clock$U "$spinner" simple 0)" \
+		write=disable pread=0 write=enable sleep=300 pread=0
+	[ "$status" -eq 0 ]
+	assert_eq "${lines[2]}" ok "write enable"
+	assert_ge "$((lines[3] - lines[1]))" 10000000 "growth over 300 ms after enable"
+}
+
+@test "reset brings the count back to about 0" {
+	run timeout 15 "$H/leafio" -w "$(leaf all task_clock$U "$spinner" simple 0)" \
+		sleep=500 pread=0 write=reset pread=0
+	[ "$status" -eq 0 ]
+	assert_ge "${lines[0]}" 50000000 "count before reset"
+	assert_eq "${lines[1]}" ok "write reset"
+	# what the spinner ran between the reset and the read: far below before
+	assert_le "${lines[2]}" $((lines[0] / 4)) "count right after reset"
+}
+
+@test "control words take an optional newline" {
+	run timeout 15 "$H/leafio" -w "$(leaf all task_clock$U "$spinner" simple 0)" \
+		$'write=disable\n' $'write=enable\n' $'write=reset\n'
+	assert_eq "${lines[*]}" "ok ok ok" "writes with a newline"
+}
+
+@test "a bad control word is EINVAL and leaves the counter running" {
+	for w in disabled Disable "reset now" "enable disable" $'reset\n\n' $'\nreset' \
+		"reset " 0 1 x; do
+		run timeout 15 "$H/leafio" -w "$(leaf all task_clock$U "$spinner" simple 0)" "write=$w" \
+			pread=0 sleep=200 pread=0
+		assert_eq "${lines[0]}" EINVAL "write of '$w'" || return 1
+		assert_ge "$((lines[2] - lines[1]))" 1 "growth after a bad word" || return 1
+	done
+}
+
+@test "a 64 KiB write is EINVAL" {
+	big=$(printf 'x%.0s' $(seq 1 8192))
+	big=$big$big$big$big$big$big$big$big
+	run timeout 15 "$H/leafio" -w "$(leaf all task_clock$U "$spinner" simple 0)" "write=$big" pread=0
+	assert_eq "${lines[0]}" EINVAL "64 KiB write"
+	is_count "${lines[1]}"
+}
+
+@test "writing to a leaf opened read-only fails" {
+	run timeout 15 "$H/leafio" "$(leaf all task_clock$U "$spinner" simple 0)" write=disable
+	assert_eq "${lines[0]}" EBADF "write on O_RDONLY"
+}
+
+@test "disable controls every member of a group" {
+	run timeout 15 "$H/leafio" -w "$(leaf all "task_clock$U+task_clock$U" "$spinner" simple 0)" \
+		sleep=100 write=disable pread=0 sleep=300 pread=0
+	assert_eq "${lines[0]}" ok "write disable"
+	assert_eq "${lines[2]}" "${lines[1]}" "group 300 ms after disable"
+}
+
+@test "control of one opener leaves another opener's counter alone" {
+	"$H/leafio" "$(leaf all task_clock$U "$spinner" simple 0)" sleep=800 pread=0 \
+		> "$BATS_TEST_TMPDIR/other" 3>&- &
+	other=$!
+	run timeout 15 "$H/leafio" -w "$(leaf all task_clock$U "$spinner" simple 0)" write=disable sleep=800
+	wait "$other"
+	assert_ge "$(cat "$BATS_TEST_TMPDIR/other")" 50000000 "the other counter over 800 ms"
+}
+
+@test "100-control: no counter left held" {
+	assert_no_leak
+}
