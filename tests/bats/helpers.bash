@@ -240,15 +240,21 @@ require_user() {
 
 # as_user USER CMD...: run CMD as USER (its own uid, gid, no extra groups).
 as_user() {
-	local u=$1 uid gid
+	local u=$1
 	shift
-	uid=$(id -u "$u") gid=$(id -g "$u")
+	as_user_argv "$u"
+	"${AS_USER[@]}" "$@"
+}
+
+# Set AS_USER to the command prefix that runs a command as user $1 and
+# execs it, so "${AS_USER[@]}" prog & gives prog's own pid in $!.
+as_user_argv() {
 	if command -v setpriv >/dev/null 2>&1; then
-		setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"
+		AS_USER=(setpriv --reuid="$(id -u "$1")" --regid="$(id -g "$1")" --clear-groups --)
 	elif command -v setuidgid >/dev/null 2>&1; then
-		setuidgid "$u" "$@"
+		AS_USER=(setuidgid "$1")
 	else
-		su -s /bin/sh "$u" -c "$(printf '%q ' "$@")"
+		AS_USER=(su -s /bin/sh "$1" -c 'exec "$0" "$@"')
 	fi
 }
 
@@ -269,4 +275,56 @@ restore_paranoid() {
 		cat "$BATS_TEST_TMPDIR/paranoid.saved" > "$PARANOID"
 		rm -f "$BATS_TEST_TMPDIR/paranoid.saved"
 	fi
+}
+
+# ---- a second mount with options ---------------------------------------
+
+PERFCTR_FUSE_BIN=${PERFCTR_FUSE_BIN:-$BATS_TEST_DIRNAME/../../proto-fuse/perfctrfs-fuse}
+
+# A fresh directory every user can reach, for mount_extra.
+extra_dir() {
+	local d
+	d=$(mktemp -d /tmp/perfctr-extra.XXXXXX) || return 1
+	chmod 755 "$d"
+	echo "$d"
+}
+
+# mount_extra DIR OPTS: mount another perfctrfs instance on DIR with the
+# mount options OPTS (uid=,gid=,mode=), the backend's own way.
+mount_extra() {
+	local dir=$1 opts=$2
+	case $PERFCTR_BACKEND in
+	fuse)
+		[ -x "$PERFCTR_FUSE_BIN" ] || die "no FUSE daemon at PERFCTR_FUSE_BIN=$PERFCTR_FUSE_BIN" || return 1
+		"$PERFCTR_FUSE_BIN" -f -o "allow_other,$opts" "$dir" \
+			> "$BATS_TEST_TMPDIR/extra.log" 2>&1 3>&- &
+		echo $! > "$BATS_TEST_TMPDIR/extra.pid"
+		;;
+	kernel)
+		mount -t perfctrfs -o "$opts" perfctrfs "$dir" || return 1
+		;;
+	*)
+		die "unknown PERFCTR_BACKEND=$PERFCTR_BACKEND" || return 1
+		;;
+	esac
+	wait_until "grep -qs ' $dir ' /proc/self/mounts" 100 ||
+		die "no mount on $dir: $(cat "$BATS_TEST_TMPDIR/extra.log" 2>/dev/null)"
+}
+
+# umount_extra DIR: undo mount_extra (and stop its daemon), then remove DIR.
+umount_extra() {
+	local dir=$1 pid
+	if grep -qs " $dir " /proc/self/mounts; then
+		if [ "$PERFCTR_BACKEND" = fuse ]; then
+			timeout 10 fusermount3 -u "$dir" 2>/dev/null || timeout 10 umount -l "$dir"
+		else
+			timeout 10 umount "$dir"
+		fi
+	fi
+	if [ -f "$BATS_TEST_TMPDIR/extra.pid" ]; then
+		pid=$(cat "$BATS_TEST_TMPDIR/extra.pid")
+		wait_until "! kill -0 $pid 2>/dev/null" 50 || kill -KILL "$pid" 2>/dev/null
+		rm -f "$BATS_TEST_TMPDIR/extra.pid"
+	fi
+	rmdir "$dir" 2>/dev/null || true
 }

@@ -1,0 +1,134 @@
+#!/usr/bin/env bats
+#
+# Nothing a caller does can stall another caller, leak a counter or bring
+# the backend down: many blocked readers, killed readers, open/close
+# storms, and exits under a reader.
+
+load helpers
+
+setup_file() {
+	leak_baseline
+}
+
+setup() {
+	perfctr_setup
+	sleep 60 >/dev/null 3>&- &
+	sleeper=$!
+}
+
+teardown() {
+	kill_bg_jobs
+}
+
+@test "100 blocked period-N readers do not delay a period-0 reader" {
+	before=$(counters_held)
+	pids=()
+	for i in $(seq 1 100); do
+		timeout 60 "$H/leafio" "$(leaf all task_clock$U "$sleeper" simple 1000000000000)" read \
+			>/dev/null 2>&1 3>&- &
+		pids+=($!)
+	done
+	wait_until "[ \$(counters_held) -ge $((before + 100)) ]" 200 ||
+		die "only $(( $(counters_held) - before )) of 100 readers hold a counter"
+	run timeout 10 "$H/leafio" "$(leaf all task_clock$U self simple 0)" read ms
+	[ "$status" -eq 0 ]
+	is_count "${lines[0]}" || die "period-0 read: ${lines[0]}"
+	assert_le "${lines[1]}" 1000 "ms for a period-0 read beside 100 blocked readers"
+	# and a fresh open too
+	run timeout 10 "$H/leafio" "$(leaf all page_faults$U self times 0)" read ms
+	assert_le "${lines[1]}" 1000 "ms for another period-0 read"
+	kill "${pids[@]}" 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null || true
+	wait_until "[ \$(counters_held) -le $before ]" 100 ||
+		die "counters held after killing the readers: $(counters_held), before: $before"
+}
+
+@test "a reader killed in a blocking read frees its counter" {
+	before=$(counters_held)
+	"$H/leafio" "$(leaf all task_clock$U "$sleeper" simple 1000000000000)" read >/dev/null 3>&- &
+	reader=$!
+	wait_until "[ \$(counters_held) -eq $((before + 1)) ]" 100 || die "the reader holds no counter"
+	sleep 0.2
+	kill -KILL "$reader"
+	wait "$reader" 2>/dev/null || true
+	wait_until "[ \$(counters_held) -eq $before ]" 100 ||
+		die "counters held after SIGKILL: $(counters_held), before: $before"
+}
+
+@test "a reader killed in a blocking irq read frees its counter" {
+	before=$(counters_held)
+	"$H/leafio" "$(leaf all task_clock:u "$sleeper" irq 1000000000)" read >/dev/null 3>&- &
+	reader=$!
+	wait_until "[ \$(counters_held) -eq $((before + 1)) ]" 100 || die "the reader holds no counter"
+	kill -KILL "$reader"
+	wait "$reader" 2>/dev/null || true
+	wait_until "[ \$(counters_held) -eq $before ]" 100 ||
+		die "counters held after SIGKILL: $(counters_held), before: $before"
+}
+
+@test "500 opens and closes leave no counter behind" {
+	before=$(counters_held)
+	for i in $(seq 1 100); do
+		for t in simple/0 times/0 simple/1000 times/100ms irq/1000000; do
+			"$H/fsop" open "$M/all/task_clock:u/$sleeper/$t" >/dev/null || die "open $t failed at round $i"
+		done
+	done
+	wait_until "[ \$(counters_held) -eq $before ]" 100 ||
+		die "counters held after 500 opens: $(counters_held), before: $before"
+}
+
+@test "a group whose open fails leaves no member behind" {
+	before=$(counters_held)
+	# the last member is fine by name, but nobody may count pid 1's kernel
+	# side as this user, or (as root) the group still opens: both must
+	# leave the count where it was once closed
+	"$H/fsop" open "$M/all/task_clock$U+page_faults$U+context_switches/1/simple/0" >/dev/null || true
+	wait_until "[ \$(counters_held) -eq $before ]" 100 ||
+		die "counters held: $(counters_held), before: $before"
+}
+
+@test "many readers of one target exiting at once all get EOF" {
+	"$H/spin" 1 >/dev/null 3>&- &
+	target=$!
+	pids=()
+	for i in $(seq 1 20); do
+		timeout 20 "$H/leafio" "$(leaf all task_clock$U "$target" simple 1000000000000)" readall \
+			> "$BATS_TEST_TMPDIR/r.$i" 2>&1 3>&- &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" || die "a reader exited $? (124: still blocked after the target died)"
+	done
+	for i in $(seq 1 20); do
+		assert_eq "$(tail -n 1 "$BATS_TEST_TMPDIR/r.$i")" EOF "reader $i's last read" || return 1
+	done
+}
+
+@test "garbage, huge and repeated writes leave the backend serving" {
+	big=$(printf 'x%.0s' $(seq 1 4096))
+	for w in "$big" "$big$big$big$big" $'\x01\x02' "enable" "enable"; do
+		timeout 10 "$H/leafio" -w "$(leaf all task_clock$U self simple 0)" "write=$w" >/dev/null || true
+	done
+	is_count "$(read0 "$(leaf all task_clock$U self simple 0)")"
+}
+
+@test "a counter on a process that exits while nobody reads still ends in EOF" {
+	"$H/spin" 0.2 >/dev/null 3>&- &
+	t=$!
+	run timeout 10 "$H/leafio" "$(leaf all task_clock$U "$t" simple 1000000000000)" sleep=600 readall
+	[ "$status" -eq 0 ]
+	assert_eq "${lines[-1]}" EOF "after the target exited"
+}
+
+@test "the daemon holds no more perf fds than its counters" {
+	require_fuse
+	[ -n "${PERFCTR_DAEMON_PID:-}" ] || skip "PERFCTR_DAEMON_PID not set"
+	ls "/proc/$PERFCTR_DAEMON_PID/fd" >/dev/null 2>&1 || skip "the daemon's fds are not readable here (needs root)"
+	wait_until "[ \$(daemon_perf_fds) -eq \$(counters_held) ]" 50 || true
+	assert_eq "$(daemon_perf_fds)" "$(counters_held)" "daemon perf fds vs user.perfctr.counters"
+}
+
+@test "120-robustness: no counter left held" {
+	kill_bg_jobs
+	assert_no_leak
+}
