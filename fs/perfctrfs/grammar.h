@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * grammar.h - the perfctrfs path grammar, shared by the kernel filesystem
- * and the FUSE daemon.
+ * The perfctrfs path grammar, shared by the kernel filesystem and the FUSE
+ * daemon.
  *
  *	<mount>/<cpu>/<event>/<pid>/<type>/<period>
  *
