@@ -9,12 +9,20 @@
  *
  * A read that must wait (period N, a time period, irq) never holds a
  * libfuse worker: its fuse_req_t is queued on the file and answered later
- * by pf_loop(), one thread that epolls the leaders' ring buffers (which
- * raise POLLIN on each overflow, wakeup_events = 1), the timerfds of time
- * periods, the targets' pidfds, and a coarse fallback tick.  The tick is
- * what keeps "N events since the last line" sound when the count is a sum
- * of several counters, or includes inherited children whose overflows
- * need not coincide with the sum crossing N.
+ * by pf_loop(), one thread that epolls the timerfds of time periods, the
+ * targets' pidfds, the irq leaders' ring buffers (POLLIN on each sample,
+ * wakeup_events = 1), a signalfd and a coarse fallback tick.
+ *
+ * Period N leaves count with sample_period set on the leader and wake us
+ * by signal, not by ring buffer: perf refuses to mmap an inherited counter
+ * that follows its task across CPUs (cpu = -1), but it does deliver
+ * F_SETSIG signals on every overflow of such a counter, its inherited
+ * children's included, without any buffer.  The signals stay blocked in
+ * every thread and arrive through the signalfd with the perf fd in
+ * ssi_fd.  The tick keeps "N events since the last line" sound when the
+ * count is a sum whose rise need not make any one counter overflow
+ * (inherited children count on their own period), and when the signal
+ * queue overflowed (SIGIO, no fd).
  *
  * Everything here runs under pf_lock.
  */
@@ -26,6 +34,7 @@
 #include <linux/perf_event.h>
 #include <linux/securebits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +43,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <syslog.h>
@@ -45,7 +55,6 @@
 #define PIDFD_THREAD	O_EXCL
 #endif
 
-#define RB_PAGES_WAKE	1	/* data pages for overflow wakeups */
 #define RB_PAGES_IRQ	8	/* data pages for irq samples */
 #define TICK_NS		100000000ULL	/* fallback tick: 100ms */
 #define MAX_SETS	65000	/* fits the 16-bit index in epoll data */
@@ -54,6 +63,10 @@
 #define IDX_PIDFD	1
 #define IDX_SET0	2
 #define SLOT_GLOBAL	0xffffffULL
+#define GLOBAL_STOP	0
+#define GLOBAL_TICK	1
+#define GLOBAL_SIG	2
+#define SIG_WAKE	(SIGRTMIN + 2)
 
 struct pf_set {
 	int fd[PERFCTRFS_MAX_GROUP];
@@ -107,7 +120,9 @@ static struct pf_file **files;
 static unsigned int nr_files_alloc;
 static uint32_t next_gen = 1;
 static unsigned long nr_counters;	/* perf fds held by open leaves */
-static int epfd = -1, stopfd = -1, tickfd = -1;
+static int epfd = -1, stopfd = -1, tickfd = -1, sigfd = -1;
+static uint64_t *fd_keys;		/* perf fd -> its file's key + 1 */
+static unsigned int nr_fd_keys;
 static pthread_t loop_thread;
 static bool loop_started;
 static bool multiuser;
@@ -379,7 +394,7 @@ static void drain_ring(struct pf_file *f, struct pf_set *set)
 	size = set->rb_len - page_size;
 	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
 	tail = meta->data_tail;
-	while (f->type == PERFCTRFS_IRQ && tail + sizeof(struct perf_event_header) <= head) {
+	while (tail + sizeof(struct perf_event_header) <= head) {
 		unsigned char rec[64];
 		struct perf_event_header hdr;
 		uint64_t i, len;
@@ -405,8 +420,6 @@ static void drain_ring(struct pf_file *f, struct pf_set *set)
 		}
 		tail += hdr.size;
 	}
-	if (f->type != PERFCTRFS_IRQ)
-		tail = head;	/* only the wakeup mattered */
 	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
@@ -620,6 +633,76 @@ static struct pf_file *file_by_key(uint64_t key)
 	return f;
 }
 
+static void kick_all(void)
+{
+	unsigned int s;
+
+	for (s = 0; s < nr_files_alloc; s++)
+		if (files[s] && (files[s]->waiters || files[s]->ph))
+			file_kick(files[s]);
+}
+
+/* Overflow signals: each names the perf fd that overflowed. */
+static void read_signals(void)
+{
+	struct signalfd_siginfo si[16];
+	bool all = false;
+	ssize_t n;
+	int i;
+
+	while ((n = read(sigfd, si, sizeof(si))) > 0) {
+		for (i = 0; i < n / (ssize_t)sizeof(si[0]); i++) {
+			struct pf_file *f;
+			uint32_t fd = si[i].ssi_fd;
+
+			/* SIGIO: the signal queue overflowed, fd unknown */
+			if ((int)si[i].ssi_signo != SIG_WAKE ||
+			    fd >= nr_fd_keys) {
+				all = true;
+				continue;
+			}
+			f = fd_keys[fd] ? file_by_key(fd_keys[fd] - 1) : NULL;
+			if (f)
+				file_kick(f);
+		}
+	}
+	if (all)
+		kick_all();
+}
+
+static int fd_key_set(int fd, uint64_t key)
+{
+	if ((unsigned int)fd >= nr_fd_keys) {
+		unsigned int n = nr_fd_keys ? nr_fd_keys : 256;
+		uint64_t *tmp;
+
+		while (n <= (unsigned int)fd)
+			n *= 2;
+		tmp = realloc(fd_keys, n * sizeof(*fd_keys));
+		if (!tmp)
+			return -ENOMEM;
+		memset(tmp + nr_fd_keys, 0, (n - nr_fd_keys) * sizeof(*tmp));
+		fd_keys = tmp;
+		nr_fd_keys = n;
+	}
+	fd_keys[fd] = key + 1;
+	return 0;
+}
+
+/* Ask perf for SIG_WAKE, naming @fd, on each overflow of its counter. */
+static int fd_async(int fd, uint64_t key)
+{
+	int err = fd_key_set(fd, key);
+
+	if (err)
+		return err;
+	if (fcntl(fd, F_SETOWN, getpid()) ||
+	    fcntl(fd, F_SETSIG, SIG_WAKE) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC))
+		return -errno;
+	return 0;
+}
+
 static void *pf_loop(void *arg)
 {
 	struct epoll_event evs[64];
@@ -637,19 +720,19 @@ static void *pf_loop(void *arg)
 		for (i = 0; i < n; i++) {
 			uint64_t key = evs[i].data.u64, v;
 			struct pf_file *f;
-			unsigned int s;
 
 			if (key >> 40 == SLOT_GLOBAL) {
-				if ((key & 0xffff) == 0) {
+				if ((key & 0xffff) == GLOBAL_STOP) {
 					pthread_mutex_unlock(&pf_lock);
 					return NULL;
 				}
+				if ((key & 0xffff) == GLOBAL_SIG) {
+					read_signals();
+					continue;
+				}
 				if (read(tickfd, &v, sizeof(v)) < 0)
 					continue;
-				for (s = 0; s < nr_files_alloc; s++)
-					if (files[s] && (files[s]->waiters ||
-							 files[s]->ph))
-						file_kick(files[s]);
+				kick_all();
 				continue;
 			}
 			f = file_by_key(key);
@@ -865,6 +948,8 @@ static void file_free(struct pf_file *f)
 			munmap(set->meta, set->rb_len);
 		for (m = 0; m < f->nr_members; m++)
 			if (set->fd[m] >= 0) {
+				if ((unsigned int)set->fd[m] < nr_fd_keys)
+					fd_keys[set->fd[m]] = 0;
 				close(set->fd[m]);
 				nr_counters--;
 			}
@@ -934,23 +1019,17 @@ static int add_where(struct pf_where **w, unsigned int *nr, pid_t pid,
 	return 0;
 }
 
-/*
- * Where to open one group each.  @per_cpu: the leaves that need a ring
- * buffer (period N, irq) cannot mmap an inherited counter that follows
- * its task across CPUs (perf refuses, so that children do not all write
- * to one buffer), so a task there gets one counter per online CPU, which
- * perf allows and which together count what the one would.
- */
-static int list_targets(const struct pf_target *t, bool per_cpu,
-			struct pf_where **out, bool *is_process)
+/* Where to open one group each: per thread of a process, per CPU of all. */
+static int list_targets(const struct pf_target *t, struct pf_where **out,
+			bool *is_process)
 {
 	struct pf_where *w = NULL;
-	unsigned int *cpus = NULL, nr = 0, nr_tids = 0, i, j;
+	unsigned int *cpus = NULL, nr = 0, nr_tids = 0, i;
 	pid_t *tids = NULL;
 	int nr_cpus = 1, err = 0;
 
 	*is_process = false;
-	if (t->cpu->all && (t->pid.kind == PERFCTRFS_PID_ALL || per_cpu)) {
+	if (t->cpu->all && t->pid.kind == PERFCTRFS_PID_ALL) {
 		nr_cpus = pf_online_cpus(&cpus);
 		if (nr_cpus <= 0)
 			return nr_cpus < 0 ? nr_cpus : -ENODEV;
@@ -1002,13 +1081,8 @@ static int list_targets(const struct pf_target *t, bool per_cpu,
 	if (!err && !nr_tids)
 		err = -ENOENT;
 	for (i = 0; i < nr_tids && !err; i++) {
-		if (!t->cpu->all)
-			err = add_where(&w, &nr, tids[i], t->cpu->cpu);
-		else if (!per_cpu)
-			err = add_where(&w, &nr, tids[i], -1);
-		for (j = 0; t->cpu->all && per_cpu &&
-		     j < (unsigned int)nr_cpus && !err; j++)
-			err = add_where(&w, &nr, tids[i], cpus[j]);
+		err = add_where(&w, &nr, tids[i],
+				t->cpu->all ? -1 : (int)t->cpu->cpu);
 	}
 out:
 	free(cpus);
@@ -1081,13 +1155,10 @@ static int open_set(struct pf_file *f, struct pf_set *set,
 		set->fd[m] = fd;
 		nr_counters++;
 	}
-	if (f->type == PERFCTRFS_IRQ ||
-	    (f->period.value && !f->period.is_time)) {
-		unsigned int pages = f->type == PERFCTRFS_IRQ ?
-				     RB_PAGES_IRQ : RB_PAGES_WAKE;
+	if (f->type == PERFCTRFS_IRQ) {
 		void *p;
 
-		set->rb_len = (1 + pages) * page_size;
+		set->rb_len = (1 + RB_PAGES_IRQ) * page_size;
 		p = mmap(NULL, set->rb_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 set->fd[0], 0);
 		if (p == MAP_FAILED)
@@ -1103,7 +1174,7 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	struct pf_where *where = NULL;
 	struct pf_creds creds;
 	struct pf_file *f;
-	bool is_process = false;
+	bool is_process = false, inherit;
 	unsigned int s, m;
 	int nr, err;
 
@@ -1132,9 +1203,7 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		}
 	}
 
-	nr = list_targets(t, f->type == PERFCTRFS_IRQ ||
-			  (f->period.value && !f->period.is_time),
-			  &where, &is_process);
+	nr = list_targets(t, &where, &is_process);
 	if (nr < 0) {
 		free(f->q);
 		free(f);
@@ -1162,12 +1231,18 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		for (m = 0; m < PERFCTRFS_MAX_GROUP; m++)
 			f->sets[s].fd[m] = -1;
 
+	/*
+	 * Pid counters follow the children the target makes after the open;
+	 * except irq on cpu "all": perf cannot mmap an inherited counter with
+	 * cpu = -1, and samples need the ring buffer.
+	 */
+	inherit = t->pid.kind == PERFCTRFS_PID_NUM &&
+		  !(f->type == PERFCTRFS_IRQ && t->cpu->all);
 	err = creds_enter(req, &creds);
 	if (err)
 		goto fail;
 	for (s = 0; s < f->nr_sets; s++) {
-		err = open_set(f, &f->sets[s], &where[s],
-			       t->pid.kind == PERFCTRFS_PID_NUM);
+		err = open_set(f, &f->sets[s], &where[s], inherit);
 		/* a thread that exited since we listed it counts nothing */
 		if (err == -ESRCH && is_process && f->nr_sets > 1) {
 			struct pf_set *set = &f->sets[s];
@@ -1223,6 +1298,12 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 			goto fail_slot;
 	}
 	for (s = 0; s < f->nr_sets; s++) {
+		if (f->period.value && !f->period.is_time &&
+		    f->type != PERFCTRFS_IRQ) {
+			err = fd_async(f->sets[s].fd[0], ep_key(f, IDX_SET0 + s));
+			if (err)
+				goto fail_slot;
+		}
 		if (f->sets[s].meta) {
 			err = ep_add(f->sets[s].fd[0], ep_key(f, IDX_SET0 + s));
 			if (err)
@@ -1270,6 +1351,7 @@ int pf_counter_init(void)
 		.it_interval.tv_nsec = TICK_NS,
 		.it_value.tv_nsec = TICK_NS,
 	};
+	sigset_t mask;
 	int err;
 
 	page_size = sysconf(_SC_PAGESIZE);
@@ -1283,15 +1365,23 @@ int pf_counter_init(void)
 			       "cannot set securebits (%s): opens use the daemon's credentials",
 			       strerror(errno));
 	}
+	/* blocked in every thread (they inherit this mask): read by sigfd */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIG_WAKE);
+	sigaddset(&mask, SIGIO);
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
+	sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	tickfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (epfd < 0 || stopfd < 0 || tickfd < 0)
+	if (epfd < 0 || stopfd < 0 || tickfd < 0 || sigfd < 0)
 		return -errno;
 	timerfd_settime(tickfd, 0, &its, NULL);
 	err = ep_add(stopfd, SLOT_GLOBAL << 40);
 	if (!err)
-		err = ep_add(tickfd, (SLOT_GLOBAL << 40) | 1);
+		err = ep_add(tickfd, (SLOT_GLOBAL << 40) | GLOBAL_TICK);
+	if (!err)
+		err = ep_add(sigfd, (SLOT_GLOBAL << 40) | GLOBAL_SIG);
 	if (err)
 		return err;
 	err = pthread_create(&loop_thread, NULL, pf_loop, NULL);
@@ -1326,7 +1416,12 @@ void pf_counter_exit(void)
 		close(tickfd);
 	if (stopfd >= 0)
 		close(stopfd);
+	if (sigfd >= 0)
+		close(sigfd);
+	free(fd_keys);
+	fd_keys = NULL;
+	nr_fd_keys = 0;
 	if (epfd >= 0)
 		close(epfd);
-	tickfd = stopfd = epfd = -1;
+	tickfd = stopfd = epfd = sigfd = -1;
 }
