@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -130,9 +131,6 @@ int main(int argc, char *argv[])
 
 	if (fuse_opt_parse(&args, &cl, pf_fuse_opts, NULL) == -1)
 		return 1;
-	/* a default that libfuse 3.14 otherwise complains about; -o wins */
-	if (fuse_opt_insert_arg(&args, 1, "-omax_threads=10"))
-		return 1;
 	if (fuse_parse_cmdline(&args, &opts) != 0)
 		return 1;
 	if (opts.show_help) {
@@ -195,9 +193,13 @@ int main(int argc, char *argv[])
 		if (!cfg)
 			goto out_counter;
 		fuse_loop_cfg_set_clone_fd(cfg, opts.clone_fd);
-		if (opts.max_threads && opts.max_threads <= 100000)
-			fuse_loop_cfg_set_max_threads(cfg, opts.max_threads);
-		fuse_loop_cfg_set_idle_threads(cfg, opts.max_idle_threads);
+		fuse_loop_cfg_set_max_threads(cfg, opts.max_threads &&
+					      opts.max_threads <= 100000 ?
+					      opts.max_threads : 10);
+		/* libfuse 3.14 leaves it UINT_MAX when unset, and warns on it */
+		if (opts.max_idle_threads != UINT_MAX)
+			fuse_loop_cfg_set_idle_threads(cfg,
+						       opts.max_idle_threads);
 		ret = fuse_session_loop_mt(pf_se, cfg);
 		fuse_loop_cfg_destroy(cfg);
 	}
