@@ -1326,7 +1326,8 @@ fail:
 	file_free(f);
 	pthread_mutex_unlock(&pf_lock);
 	free(where);
-	return err;
+	/* a target (or caller) that is gone is a name that does not resolve */
+	return err == -ESRCH ? -ENOENT : err;
 }
 
 void pf_file_release(struct pf_file *f)
