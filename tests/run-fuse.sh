@@ -86,11 +86,12 @@ rc_root=$?
 
 rc_user=0
 if ! id "$user" >/dev/null 2>&1; then
-	useradd -M -N -s /bin/sh "$user" >&2 || abort "cannot create user $user"
+	useradd -M -U -s /bin/sh "$user" >&2 || abort "cannot create user $user"
 fi
 log "suite as $user"
+mkdir -p "$work/tmp-$user" && chown "$user" "$work/tmp-$user"
 (cd "$work" && timeout 1200 setpriv --reuid="$(id -u "$user")" --regid="$(id -g "$user")" \
-	--clear-groups env HOME="$work" TMPDIR="$work" PATH="/usr/local/bin:/usr/bin:/bin" \
+	--clear-groups env HOME="$work/tmp-$user" TMPDIR="$work/tmp-$user" PATH="/usr/local/bin:/usr/bin:/bin" \
 	bats --tap "${filter[@]}" tests/bats) > "$work/user.tap" 2> "$work/user.err"
 rc_user=$?
 [ $rc_user -ne 0 ] && tail -20 "$work/user.err" >&2

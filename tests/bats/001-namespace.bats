@@ -95,7 +95,7 @@ sysfs_online_cpus() {
 	"$H/spin" -T 2 3 > "$BATS_TEST_TMPDIR/tids" 3>&- &
 	pid=$!
 	wait_until "[ \$(wc -l < $BATS_TEST_TMPDIR/tids) -ge 2 ]"
-	tid=$(grep -vx "$pid" "$BATS_TEST_TMPDIR/tids" | head -1)
+	tid=$(grep -vx "$pid" "$BATS_TEST_TMPDIR/tids" | head -n 1)
 	names=$(ls "$M/all/task_clock")
 	kill "$pid"; wait "$pid" || true
 	echo "$names" | grep -qxF "$pid" || die "process $pid not listed"
@@ -127,7 +127,7 @@ sysfs_online_cpus() {
 			ENOENT) [[ $name =~ ^[0-9]+$ ]] && [ "$d" = "$M/all/task_clock" ] && continue ;;
 			esac
 			assert_match "$st" "^(dir|file) ino=$ino " "stat of $d/$name vs readdir ino $ino" || return 1
-		done < <(head -40 "$BATS_TEST_TMPDIR/ents")
+		done < <(head -n 40 "$BATS_TEST_TMPDIR/ents")
 	done
 }
 

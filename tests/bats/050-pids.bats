@@ -39,7 +39,7 @@ teardown() {
 	"$H/spin" -T 2 4 > "$BATS_TEST_TMPDIR/tids" 3>&- &
 	pid=$!
 	wait_until "[ \$(wc -l < $BATS_TEST_TMPDIR/tids) -ge 2 ]" || die "spin never started"
-	tid=$(grep -vx "$pid" "$BATS_TEST_TMPDIR/tids" | head -1)
+	tid=$(grep -vx "$pid" "$BATS_TEST_TMPDIR/tids" | head -n 1)
 	assert_eq "$(lookup "$M/all/task_clock/$tid")" dir "lookup of thread id $tid"
 	"$H/leafio" "$(leaf all task_clock$U "$tid" simple 0)" pread=0 sleep=1500 pread=0 > "$BATS_TEST_TMPDIR/t" 3>&- &
 	reader=$!

@@ -86,11 +86,11 @@ perf_spec() {
 
 @test "a group the PMU cannot take fails at open with perf's errno" {
 	cands=()
-	hw=$(events_of all | grep -xE "$(echo "$HW_EVENTS" | tr ' ' '|')" | head -1) || true
+	hw=$(events_of all | grep -xE "$(echo "$HW_EVENTS" | tr ' ' '|')" | head -n 1) || true
 	if [ -n "$hw" ]; then
 		cands+=("$hw$U+$hw$U+$hw$U+$hw$U+$hw$U+$hw$U+$hw$U+$hw$U")
 	fi
-	for a in $(events_of all | grep -F . | head -3); do
+	for a in $(events_of all | grep -F . | head -n 3); do
 		[ -n "$hw" ] && cands+=("$hw$U+$a$U" "$a$U+$hw$U")
 		cands+=("$a$U+$a$U")
 	done
