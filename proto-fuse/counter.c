@@ -437,10 +437,15 @@ static bool count_ready(struct pf_file *f)
 /* Can a read be answered now (with data or EOF)? */
 static bool file_ready(struct pf_file *f)
 {
+	unsigned int s;
+
 	if (f->rem_off < f->rem_len || f->dead)
 		return true;
 	switch (f->type) {
 	case PERFCTRFS_IRQ:
+		/* what the kernel wrote since the loop last looked counts */
+		for (s = 0; s < f->nr_sets; s++)
+			drain_ring(f, &f->sets[s]);
 		return f->qlen || f->lost_pending;
 	default:
 		if (!f->period.value)

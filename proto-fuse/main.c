@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -127,6 +128,7 @@ int main(int argc, char *argv[])
 	struct fuse_cmdline_opts opts;
 	struct fuse_loop_config *cfg;
 	struct pf_cmdline cl = { 0 };
+	struct rlimit rl;
 	int ret = 1;
 
 	if (fuse_opt_parse(&args, &cl, pf_fuse_opts, NULL) == -1)
@@ -163,6 +165,11 @@ int main(int argc, char *argv[])
 			     "default_permissions,fsname=perfctrfs,subtype=perfctrfs"))
 		goto out_args;
 
+	/* a process with many threads takes one perf fd per thread */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	if (pf_catalog_init()) {
 		fprintf(stderr, "%s: cannot read the PMUs in sysfs\n", argv[0]);
 		goto out_args;
