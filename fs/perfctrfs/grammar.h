@@ -139,7 +139,8 @@ int perfctrfs_parse_event(const char *name, size_t len,
 /*
  * Encode a PMU term string ("event=0x3c,umask=0x00", an alias's terms or
  * the part after "<pmu>.") through @pmu's format fields into @ev's config
- * words.  Returns 0 or -ENOENT (unknown term, value too wide, bad syntax).
+ * words, leaving its type and exclusions alone.  Returns 0 or -ENOENT
+ * (unknown or repeated term, value too wide, bad syntax).
  */
 int perfctrfs_encode_terms(const struct perfctrfs_pmu *pmu,
 			   const char *terms, size_t len,
@@ -147,7 +148,8 @@ int perfctrfs_encode_terms(const struct perfctrfs_pmu *pmu,
 
 /*
  * Parse a format field's sysfs text ("config1:0-7,32-35") into @word and
- * @mask.  Returns 0 or -EINVAL.
+ * @mask; one trailing newline, as sysfs shows it, is allowed.  Returns 0
+ * or -EINVAL.
  */
 int perfctrfs_parse_format(const char *text, size_t len, u8 *word, u64 *mask);
 
