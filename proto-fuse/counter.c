@@ -73,6 +73,7 @@ struct pf_set {
 	struct perf_event_mmap_page *meta;	/* leader's ring, or NULL */
 	size_t rb_len;
 	bool polled;			/* leader fd is in the epoll set */
+	bool no_signal;			/* leader cannot sample: tick only */
 };
 
 struct pf_waiter {
@@ -1155,6 +1156,20 @@ static int open_set(struct pf_file *f, struct pf_set *set,
 		}
 		fd = pf_perf_open(&attr, w->pid, w->cpu,
 				  m ? set->fd[0] : -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && !m && f->type != PERFCTRFS_IRQ &&
+		    attr.sample_period && (errno == EINVAL ||
+					   errno == EOPNOTSUPP)) {
+			/*
+			 * A PMU that cannot sample (msr, uncore) still
+			 * counts: the fallback tick watches it instead.
+			 */
+			attr.sample_period = 0;
+			attr.wakeup_events = 0;
+			fd = pf_perf_open(&attr, w->pid, w->cpu, -1,
+					  PERF_FLAG_FD_CLOEXEC);
+			if (fd >= 0)
+				set->no_signal = true;
+		}
 		if (fd < 0)
 			return -errno;
 		set->fd[m] = fd;
@@ -1304,7 +1319,7 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	}
 	for (s = 0; s < f->nr_sets; s++) {
 		if (f->period.value && !f->period.is_time &&
-		    f->type != PERFCTRFS_IRQ) {
+		    f->type != PERFCTRFS_IRQ && !f->sets[s].no_signal) {
 			err = fd_async(f->sets[s].fd[0], ep_key(f, IDX_SET0 + s));
 			if (err)
 				goto fail_slot;
