@@ -23,7 +23,7 @@ sysfs_online_cpus() {
 @test "root lists exactly every online CPU and all" {
 	[ -r /sys/devices/system/cpu/online ] || skip "no /sys/devices/system/cpu/online"
 	expected=$( (sysfs_online_cpus; echo all) | sort)
-	actual=$(ls "$M" | sort)
+	actual=$(names_of "$M" | sort)
 	assert_eq "$actual" "$expected" "root listing"
 }
 
@@ -85,7 +85,7 @@ sysfs_online_cpus() {
 }
 
 @test "pid level lists self, all, pid 1 and this shell" {
-	names=$(ls "$M/all/task_clock")
+	names=$(names_of "$M/all/task_clock")
 	for p in self all 1 $$; do
 		echo "$names" | grep -qxF "$p" || die "pid level does not list $p"
 	done
@@ -96,18 +96,18 @@ sysfs_online_cpus() {
 	pid=$!
 	wait_until "[ \$(wc -l < $BATS_TEST_TMPDIR/tids) -ge 2 ]"
 	tid=$(grep -vx "$pid" "$BATS_TEST_TMPDIR/tids" | head -n 1)
-	names=$(ls "$M/all/task_clock")
+	names=$(names_of "$M/all/task_clock")
 	kill "$pid"; wait "$pid" || true
 	echo "$names" | grep -qxF "$pid" || die "process $pid not listed"
 	! echo "$names" | grep -qxF "$tid" || die "thread $tid listed"
 }
 
 @test "type level lists exactly simple, times and irq" {
-	assert_eq "$(ls "$M/all/task_clock/self" | sort | tr '\n' ' ')" "irq simple times " "type listing"
+	assert_eq "$(names_of "$M/all/task_clock/self" | sort | tr '\n' ' ')" "irq simple times " "type listing"
 }
 
 @test "period level lists 0 and only names that look up" {
-	names=$(ls "$M/all/task_clock/self/simple")
+	names=$(names_of "$M/all/task_clock/self/simple")
 	echo "$names" | grep -qxF 0 || die "simple/ does not list 0"
 	for p in $names; do
 		assert_eq "$(lookup "$M/all/task_clock/self/simple/$p")" file "simple/$p"

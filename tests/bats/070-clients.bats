@@ -23,6 +23,16 @@ teardown() {
 	[ "${#lines[@]}" -eq 1 ] && is_count "${lines[0]}" || die "cat: $output"
 }
 
+@test "sendfile, as busybox cat uses it, reads the line" {
+	for i in 1 2 3; do
+		run timeout 10 "$H/leafio" "$(leaf all cpu_clock$U self simple 0)" sendfile
+		is_count "${lines[0]}" || die "sendfile from a period-0 leaf, try $i: ${lines[*]}"
+	done
+	"$H/spin" 2.5 >/dev/null 3>&- &
+	run timeout 10 "$H/leafio" "$(leaf all task_clock$U $! simple 1s)" sendfile
+	[ "${#lines[@]}" -ge 2 ] || die "sendfile from a 1s leaf: ${lines[*]}"
+}
+
 @test "awk reads the times line as three fields" {
 	run timeout 10 awk '{ print NF, ($2 >= $3) }' "$(leaf all task_clock$U self times 0)"
 	assert_eq "$output" "3 1" "awk NF and enabled >= running"

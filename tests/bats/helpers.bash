@@ -69,8 +69,12 @@ require_fuse() {
 	[ "$PERFCTR_BACKEND" = fuse ] || skip "only the FUSE backend has a daemon"
 }
 
+# The names a directory lists, one a line, from readdir alone: busybox ls
+# stats every entry and fails when a listed pid exits meanwhile.
+names_of() { "$H/fsop" readdir "$1" | cut -d' ' -f2-; }
+
 # Every event a CPU dir lists.
-events_of() { ls "$M/${1:-all}"; }
+events_of() { names_of "$M/${1:-all}"; }
 
 # Skip unless the event is listed (listed implies looks up implies opens).
 require_event() {
@@ -94,7 +98,7 @@ hw_event() {
 	return 1
 }
 
-online_cpus() { ls "$M" | grep -E '^[0-9]+$' | sort -n; }
+online_cpus() { names_of "$M" | grep -E '^[0-9]+$' | sort -n; }
 
 # The modifier this caller needs to count at all: ":u" where
 # perf_event_paranoid forbids it counting the kernel (paranoid >= 2 for an
@@ -107,8 +111,9 @@ if [[ $("$H/perfopen" 1:1 2>/dev/null) == ok* ]]; then U=; else U=:u; fi
 # leaf CPU EVENT PID TYPE PERIOD
 leaf() { echo "$M/$1/$2/$3/$4/$5"; }
 
-# Read a leaf once with period 0 semantics (a fresh line, then EOF).
-read0() { timeout 10 cat "$1"; }
+# Read a leaf once, with read(2) (cat's own behaviour is 070-clients'
+# business: busybox cat uses sendfile).
+read0() { timeout 10 "$H/leafio" "$1" read; }
 
 # The errno name a lookup of PATH gives, or "dir"/"file" when it resolves.
 lookup() { "$H/fsop" stat "$1" | cut -d' ' -f1; }
@@ -220,14 +225,25 @@ assert_no_leak() {
 
 # ---- users -------------------------------------------------------------
 
-# Make sure user $1 exists; fails when it cannot be created.
+# Make sure user $1 exists, with a group of its own; fails when it cannot
+# be created.  A busybox guest may have neither useradd nor adduser: then
+# /etc/passwd and /etc/group get a line each, with a free id from 2001.
 ensure_user() {
+	local id
 	id "$1" >/dev/null 2>&1 && return 0
 	is_root || return 1
 	if command -v useradd >/dev/null 2>&1; then
 		useradd -M -U -s /bin/sh "$1" >/dev/null 2>&1
 	elif command -v adduser >/dev/null 2>&1; then
 		adduser -D -H -s /bin/sh "$1" >/dev/null 2>&1
+	elif [ -w /etc/passwd ] || [ ! -e /etc/passwd ]; then
+		for id in $(seq 2001 2099); do
+			grep -q "^[^:]*:[^:]*:$id:" /etc/passwd 2>/dev/null && continue
+			grep -q "^[^:]*:[^:]*:$id:" /etc/group 2>/dev/null && continue
+			echo "$1:x:$id:$id::/:/bin/sh" >> /etc/passwd
+			echo "$1:x:$id:" >> /etc/group
+			break
+		done
 	fi
 	id "$1" >/dev/null 2>&1
 }
@@ -246,16 +262,12 @@ as_user() {
 	"${AS_USER[@]}" "$@"
 }
 
-# Set AS_USER to the command prefix that runs a command as user $1 and
-# execs it, so "${AS_USER[@]}" prog & gives prog's own pid in $!.
+# Set AS_USER to the command prefix that runs a command as user $1 (its
+# uid, its gid, no other groups) and execs it, so "${AS_USER[@]}" prog &
+# gives prog's own pid in $!.  The runas helper, because busybox's setpriv
+# has no --reuid.
 as_user_argv() {
-	if command -v setpriv >/dev/null 2>&1; then
-		AS_USER=(setpriv --reuid="$(id -u "$1")" --regid="$(id -g "$1")" --clear-groups --)
-	elif command -v setuidgid >/dev/null 2>&1; then
-		AS_USER=(setuidgid "$1")
-	else
-		AS_USER=(su -s /bin/sh "$1" -c 'exec "$0" "$@"')
-	fi
+	AS_USER=("$H/runas" "$(id -u "$1")" "$(id -g "$1")")
 }
 
 # ---- sysctl ------------------------------------------------------------

@@ -15,6 +15,9 @@
  *	read1		read() 1 byte at a time until a newline or EOF:
  *			"<number of read calls> <line>"
  *	readall		read() until EOF: every line, then "EOF"
+ *	sendfile	sendfile() to a memfd until it returns 0 or
+ *			fails (what busybox cat does), then print what
+ *			arrived, as read; "EOF" when nothing did
  *	pread=OFF	one pread(4096) at OFF: as read
  *	seek=OFF	lseek(OFF, SEEK_SET): "ok" or the errno name
  *	write=WORD	one write() of WORD: "ok" or the errno name
@@ -39,6 +42,8 @@
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/time.h>
 
 static char buf[65536];
@@ -118,6 +123,29 @@ static void spin_ms(double ms)
 			x += i;
 }
 
+static int do_sendfile(int fd)
+{
+	int out = memfd_create("leafio", 0), i;
+	ssize_t n = 0;
+
+	if (out < 0)
+		return -1;
+	for (i = 0; i < 100000; i++) {
+		n = sendfile(out, fd, NULL, 1 << 24);
+		if (n <= 0)
+			break;
+	}
+	if (n < 0) {
+		printf("%s\n", errname(errno));
+	} else {
+		n = pread(out, buf, sizeof(buf) - 1, 0);
+		print_data(n);
+	}
+	close(out);
+	fflush(stdout);
+	return 0;
+}
+
 static int run(int fd, const char *op, double *mark)
 {
 	const char *arg = strchr(op, '=');
@@ -155,6 +183,8 @@ static int run(int fd, const char *op, double *mark)
 			fwrite(buf, 1, n, stdout);
 			fflush(stdout);
 		}
+	} else if (!strcmp(op, "sendfile")) {
+		return do_sendfile(fd);
 	} else if (!strncmp(op, "pread=", 6)) {
 		print_data(pread(fd, buf, sizeof(buf) - 1, num_arg(arg)));
 	} else if (!strncmp(op, "seek=", 5)) {
