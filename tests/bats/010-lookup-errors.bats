@@ -13,6 +13,12 @@ setup_file() {
 
 setup() {
 	perfctr_setup
+	offlined=
+}
+
+teardown() {
+	# a CPU a test took offline comes back even when the test failed
+	[ -z "$offlined" ] || echo 1 > "$offlined"
 }
 
 # expect_enoent PREFIX NAME...: every PREFIX/NAME gives ENOENT.
@@ -56,6 +62,23 @@ expect_found() {
 		c=${f#/sys/devices/system/cpu/cpu}; c=${c%/online}
 		expect_enoent "$M" "$c"
 	done
+}
+
+@test "cpu level: a CPU taken offline leaves the listing and its lookup is ENOENT" {
+	require_root
+	# only in a throw-away guest: offlining a CPU of a shared host would
+	# disturb everyone on it
+	[ "$PERFCTR_BACKEND" = kernel ] || skip "offlines a CPU: only in a QEMU guest (kernel backend)"
+	c=$(online_cpus | tail -n 1)
+	f=/sys/devices/system/cpu/cpu$c/online
+	[ "$c" != 0 ] && [ -w "$f" ] || skip "no CPU that can go offline here"
+	echo 0 > "$f" || skip "cpu $c refused to go offline"
+	offlined=$f
+	r=$(lookup "$M/$c") listed=$(names_of "$M" | grep -cx "$c") || true
+	echo 1 > "$f" && offlined=
+	assert_eq "$r" ENOENT "lookup of offline cpu $c"
+	assert_eq "$listed" 0 "times offline cpu $c is listed"
+	wait_until "[ \"\$(lookup $M/$c)\" = dir ]" 50 || die "cpu $c did not come back"
 }
 
 @test "cpu level: 0 and all resolve" {
