@@ -14,9 +14,22 @@
 #   PERFCTR_DAEMON_PID  (fuse) pid of the daemon serving PERFCTR_MNT
 #   PERFCTR_FUSE_BIN    (fuse) the daemon binary, to mount extra
 #                       instances (default proto-fuse/perfctrfs-fuse)
+#   PERFCTR_MNT_OPTS    the mount options PERFCTR_MNT was mounted with, if
+#                       any (uid=,gid=,mode=): the default-ownership test
+#                       then skips
 #   PERFCTR_USERS       two unprivileged user names for the permission
 #                       tests (default "perfctr-t1 perfctr-t2"); created
 #                       when missing and root, else those tests skip
+#
+# Leak check: the mount root's xattr user.perfctr.counters is the number of
+# perf events the backend holds for the mount; every file records it in
+# setup_file and its last test asserts it is back (and, on FUSE as root,
+# the daemon's perf_event fd count too).
+#
+# Helpers (tests/helpers, static for the guests): leafio (scripted
+# read/pread/poll/write/sendfile on one open leaf), perfopen (the same
+# request to perf_event_open, for errno comparison), fsop (one syscall, its
+# errno name), xattr, spin, pagetouch, ipcheck, runas.
 #
 # What the suite may use: bash, busybox applets with busybox options only
 # (cat head ls stat find awk sed grep sleep timeout dd kill), and the
