@@ -119,6 +119,17 @@ online_cpus() { names_of "$M" | grep -E '^[0-9]+$' | sort -n; }
 # as task_clock$U.
 if [[ $("$H/perfopen" 1:1 2>/dev/null) == ok* ]]; then U=; else U=:u; fi
 
+# The perfopen spec ("type:config[:mods]") of an event name, from its
+# user.perfctr.encoding; fails when the name does not look up.
+perf_spec() {
+	local base=${1%%:*} mods= enc cfg
+	[ "$base" != "$1" ] && mods=:${1#*:}
+	enc=$("$H/xattr" "$M/all/$base" user.perfctr.encoding) || return 1
+	cfg=$(echo "$enc" | sed -n 's/^type=\([0-9]*\),config=\(0x[0-9a-f]*\).*/\1:\2/p')
+	[ -n "$cfg" ] || return 1
+	echo "$cfg$mods"
+}
+
 # ---- paths and reading -------------------------------------------------
 
 # leaf CPU EVENT PID TYPE PERIOD
