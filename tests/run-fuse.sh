@@ -50,6 +50,11 @@ trap 'exit 130' INT TERM
 [ "$(id -u)" = 0 ] || abort "needs root (mounts with allow_other, runs as a second user)"
 command -v bats >/dev/null || abort "bats not installed (scripts/deps.sh)"
 
+# perf_event_paranoid is one per host and the permission tests set it: two
+# fuse stages at once would change it under each other.  One at a time.
+exec 9> /tmp/perfctrfs-fuse-stage.lock
+flock -w 1800 9 || abort "another fuse stage still holds /tmp/perfctrfs-fuse-stage.lock"
+
 log "building proto-fuse and tests/helpers"
 make -s -C "$top/proto-fuse" >&2 || abort "make -C proto-fuse failed"
 make -s -C "$top/tests/helpers" >&2 || abort "make -C tests/helpers failed"
@@ -65,7 +70,7 @@ chmod -R a+rX "$work"
 mnt=$work/mnt
 
 log "mounting $daemon on $mnt"
-"$daemon" -f -o allow_other "$mnt" > "$work/daemon.log" 2>&1 3>&- &
+"$daemon" -f -o allow_other "$mnt" > "$work/daemon.log" 2>&1 3>&- 9>&- &
 dpid=$!
 for i in $(seq 1 100); do
 	mounted "$mnt" && break
@@ -80,7 +85,7 @@ filter=()
 [ -n "${BATS_FILTER:-}" ] && filter=(--filter "$BATS_FILTER")
 
 log "suite as root"
-(cd "$work" && timeout 1200 bats --tap "${filter[@]}" tests/bats) > "$work/root.tap" 2> "$work/root.err"
+(cd "$work" && timeout 1200 bats --tap "${filter[@]}" tests/bats 9>&-) > "$work/root.tap" 2> "$work/root.err"
 rc_root=$?
 [ $rc_root -ne 0 ] && tail -20 "$work/root.err" >&2
 
@@ -92,7 +97,7 @@ log "suite as $user"
 mkdir -p "$work/tmp-$user" && chown "$user" "$work/tmp-$user"
 (cd "$work" && timeout 1200 setpriv --reuid="$(id -u "$user")" --regid="$(id -g "$user")" \
 	--clear-groups env HOME="$work/tmp-$user" TMPDIR="$work/tmp-$user" PATH="/usr/local/bin:/usr/bin:/bin" \
-	bats --tap "${filter[@]}" tests/bats) > "$work/user.tap" 2> "$work/user.err"
+	bats --tap "${filter[@]}" tests/bats 9>&-) > "$work/user.tap" 2> "$work/user.err"
 rc_user=$?
 [ $rc_user -ne 0 ] && tail -20 "$work/user.err" >&2
 
