@@ -28,8 +28,10 @@
 
 /* cache lifetimes in seconds: how long the kernel may trust an answer */
 #define TTL_CPU		1.0	/* a CPU can go offline */
-#define TTL_STABLE	3600.0	/* events of a CPU, types, periods */
+#define TTL_STABLE	3600.0	/* events of a CPU, types */
 #define TTL_PID		0.0	/* pids vanish */
+#define TTL_LEAF	0.0	/* i_size is reset at each lookup (fill_stat) */
+#define LEAF_SIZE	4096
 
 static struct pf_node root = {
 	.ino = FUSE_ROOT_ID,
@@ -151,20 +153,32 @@ static double ttl_of(enum pf_level level)
 		return TTL_CPU;
 	case PF_PID:
 		return TTL_PID;
+	case PF_PERIOD:
+		return TTL_LEAF;
 	default:
 		return TTL_STABLE;
 	}
 }
 
-static void fill_stat(enum pf_level level, uint64_t ino, struct stat *st)
+static void fill_stat(const struct pf_node *n, uint64_t ino, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
 	st->st_uid = pf_opts.uid;
 	st->st_gid = pf_opts.gid;
-	if (level == PF_PERIOD) {
+	if (n->level == PF_PERIOD) {
 		st->st_mode = S_IFREG | pf_opts.leaf_mode;
 		st->st_nlink = 1;
+		/*
+		 * The kernel's FUSE serves splice and sendfile (busybox cat)
+		 * of a direct_io file from the page cache up to i_size, so a
+		 * period-0 leaf says one page, as sysfs files do; a short
+		 * read then trims i_size to the line, until the next lookup
+		 * (TTL_LEAF is 0) says a page again.  Leaves that block keep
+		 * 0: a page-cache read could not stream their lines.
+		 */
+		if (!n->u.period.value)
+			st->st_size = LEAF_SIZE;
 	} else {
 		st->st_mode = S_IFDIR | pf_opts.dir_mode;
 		st->st_nlink = 2;
@@ -265,7 +279,7 @@ static void pf_lookup(fuse_req_t req, fuse_ino_t pino, const char *name)
 	e.generation = 1;
 	e.entry_timeout = ttl_of(n->level);
 	e.attr_timeout = ttl_of(n->level);
-	fill_stat(n->level, n->ino, &e.attr);
+	fill_stat(n, n->ino, &e.attr);
 	if (fuse_reply_entry(req, &e) == -ENOENT) {
 		/* the lookup was interrupted: the kernel holds no reference */
 		pthread_mutex_lock(&node_lock);
@@ -314,7 +328,7 @@ static void pf_getattr(fuse_req_t req, fuse_ino_t ino,
 	pthread_mutex_lock(&node_lock);
 	n = node_by_ino(ino);
 	if (n)
-		fill_stat(n->level, n->ino, &st);
+		fill_stat(n, n->ino, &st);
 	pthread_mutex_unlock(&node_lock);
 	if (!n) {
 		fuse_reply_err(req, ENOENT);
@@ -486,7 +500,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			pthread_mutex_lock(&node_lock);
 			e.ino = child_ino(n, name, &child);
 			pthread_mutex_unlock(&node_lock);
-			fill_stat(tmpl.level, e.ino, &e.attr);
+			fill_stat(&tmpl, e.ino, &e.attr);
 			e.generation = 1;
 			e.entry_timeout = ttl_of(tmpl.level);
 			e.attr_timeout = ttl_of(tmpl.level);
@@ -808,7 +822,7 @@ static void pf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	pthread_mutex_lock(&node_lock);
 	n = node_by_ino(ino);
 	if (n)
-		fill_stat(n->level, n->ino, &st);
+		fill_stat(n, n->ino, &st);
 	pthread_mutex_unlock(&node_lock);
 	if (!n) {
 		fuse_reply_err(req, ENOENT);
