@@ -366,13 +366,14 @@ static int perfctrfs_open_tasks(struct perfctrfs_counters *c,
 	}
 	for (i = 0; i < nr; i++) {
 		err = perfctrfs_create(c, attrs, cpu, threads[i]);
-		/* A thread other than the first may have exited meanwhile. */
-		if (err == -ESRCH && i)
-			continue;
-		if (err)
+		/*
+		 * A thread may have exited since the walk (a process's leader
+		 * too, while its other threads run): count the others.
+		 */
+		if (err && err != -ESRCH)
 			return err;
 	}
-	return 0;
+	return c->nr_inst ? 0 : -ESRCH;
 }
 
 /* One group per online CPU, or on one CPU, counting every task. */
