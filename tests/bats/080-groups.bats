@@ -101,7 +101,7 @@ teardown() {
 		assert_eq "${lines[0]}" "open $perf" "open of impossible group $g ($spec)"
 		return 0
 	done
-	skip "perf takes every candidate group here (${#cands[@]} tried)"
+	skip "no group here that perf refuses (${#cands[@]} candidates from the listed events)"
 }
 
 @test "080-groups: no counter left held" {
