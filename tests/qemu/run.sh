@@ -1,0 +1,348 @@
+#!/bin/bash
+# Build Linux 6.1 with perfctrfs built in, boot it under QEMU TCG and run
+# the tests inside: KUnit (at boot) and the bats suite (as root, then as an
+# unprivileged user), plus on ppc64le the POWER9 PMU checks in tests/qemu/ppc.
+#
+# Usage: tests/qemu/run.sh x86_64|ppc64le [--shell] [--no-build]
+#
+#   --shell     boot the same kernel and initramfs with an interactive shell
+#               on the console instead of running the tests (exit the shell
+#               to power off; Ctrl-A x quits QEMU)
+#   --no-build  reuse the last kernel built for this key, do not run make
+#
+# Output: TAP on stdout (one stream: KUnit cases, bats as root, bats as
+# user, the ppc checks, and a check of the guest's kernel log), one line per
+# stage with its time on stderr, exit status non-zero on any failing test,
+# on a guest hang or panic, or when the guest produced no results.  On
+# failure the tail of the serial log goes to stderr; the whole log is kept
+# in build/qemu/<arch>/serial.log.
+#
+# Cache: /var/cache/perfctrfs/<arch>-<key>/ (PERFCTRFS_CACHE overrides the
+# root), key = hash of the linux-source-6.1 version, the config fragment and
+# kernel/patches/*.  src/ is the pristine tree with the patches applied and
+# the project's files linked in (re-pointed at this clone on every run), obj/
+# the out-of-tree build, so a rebuild after an edit takes seconds.
+#
+# Environment: QEMU_TIMEOUT (seconds for the whole guest run, default 1500),
+# JOBS (make -j, default 2).
+set -euo pipefail
+
+usage() { sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+
+arch=${1:-}
+[ $# -gt 0 ] && shift
+mode=test build=1
+for a in "$@"; do
+	case $a in
+	--shell) mode=shell ;;
+	--no-build) build=0 ;;
+	*) usage ;;
+	esac
+done
+case $arch in
+x86_64) tag=qemu-x86 karch=x86_64 cross= debarch=amd64 ;;
+ppc64le) tag=qemu-ppc karch=powerpc cross=powerpc64le-linux-gnu- debarch=ppc64el ;;
+*) usage ;;
+esac
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$top/tests/qemu
+croot=${PERFCTRFS_CACHE:-/var/cache/perfctrfs}
+tarball=/usr/src/linux-source-6.1.tar.xz
+frag_file=$here/$arch.config
+jobs=${JOBS:-2}
+out=$top/build/qemu/$arch
+mkdir -p "$out" "$croot"
+
+say() { echo "$tag: $*" >&2; }
+die() { say "FAIL: $*"; exit 1; }
+
+# step NAME CMD...: run one stage, report its time; on failure show the
+# tail of its log ($out/NAME.log) and stop.
+step() {
+	local name=$1 t0=$SECONDS rc=0
+	shift
+	"$@" > "$out/$name.log" 2>&1 || rc=$?
+	if [ $rc -ne 0 ]; then
+		tail -n 40 "$out/$name.log" >&2
+		die "$name failed (exit $rc), log: $out/$name.log"
+	fi
+	say "$name $((SECONDS - t0))s"
+}
+
+[ -r "$tarball" ] || die "$tarball missing (scripts/deps.sh installs linux-source-6.1)"
+
+# The effective fragment: the PERFCTRFS lines only once the code exists.
+frag=$out/fragment.config
+frag_lines() {
+	grep -E '^CONFIG_|^# CONFIG_[A-Z0-9_]+ is not set$' "$frag_file"
+}
+if [ -e "$top/fs/perfctrfs/Kconfig" ]; then
+	frag_lines > "$frag"
+	have_perfctrfs=1
+else
+	frag_lines | grep -v PERFCTRFS > "$frag"
+	have_perfctrfs=0
+fi
+
+patches=()
+if [ -d "$top/kernel/patches" ]; then
+	mapfile -t patches < <(find "$top/kernel/patches" -maxdepth 1 -name '*.patch' | LC_ALL=C sort)
+fi
+key=$( {
+	dpkg-query -W -f='${Version}\n' linux-source-6.1 2>/dev/null || stat -c '%s %Y' "$tarball"
+	cat "$frag_file"
+	for p in "${patches[@]}"; do basename "$p"; cat "$p"; done
+} | sha256sum | cut -c1-12)
+cache=$croot/$arch-$key
+src=$cache/src obj=$cache/obj
+mkdir -p "$cache"
+
+# One run per cache dir at a time: the links in src/ point at one clone.
+exec 9> "$cache/lock"
+flock -w 3600 9 || die "cache $cache stayed locked for an hour"
+
+# Caches of older keys for this arch are dead weight (1-2 GB each).
+for d in "$croot/$arch"-*; do
+	[ "$d" = "$cache" ] || [ ! -d "$d" ] && continue
+	if flock -n "$d/lock" true 2>/dev/null; then rm -rf "$d"; fi
+done
+
+extract() {
+	rm -rf "$cache/src.tmp"
+	mkdir -p "$cache/src.tmp"
+	tar -xJf "$tarball" -C "$cache/src.tmp"
+	local p
+	for p in "${patches[@]}"; do
+		echo "applying $p"
+		patch -d "$cache/src.tmp/linux-source-6.1" -p1 -s --no-backup-if-mismatch < "$p"
+	done
+	rm -rf "$src" "$obj"
+	mv "$cache/src.tmp/linux-source-6.1" "$src"
+	rmdir "$cache/src.tmp"
+}
+[ -f "$src/Makefile" ] || step extract extract
+
+# Lay the project's files over the tree as links to this clone.
+# fs/perfctrfs is a directory of links to the sources only: objects a
+# host build left in the clone must never reach the kernel (make's VPATH
+# would take a stale fs/perfctrfs/x.o from the source tree as built).
+for f in include/linux/perfctrfs.h arch/x86/perfctrfs_pmu.c \
+	arch/powerpc/perfctrfs_pmu.c; do
+	if [ -e "$src/$f" ] && [ ! -L "$src/$f" ]; then
+		die "$src/$f is not a link: the tree is not pristine, remove $cache"
+	fi
+	rm -f "$src/$f"
+	[ -e "$top/$f" ] && ln -s "$top/$f" "$src/$f"
+done
+d=$src/fs/perfctrfs
+if [ -e "$d" ] && [ ! -L "$d" ] && [ ! -e "$d/.perfctrfs-links" ]; then
+	die "$d is not ours: the tree is not pristine, remove $cache"
+fi
+rm -rf "$d" # a link (older runs) or our own directory
+if [ -d "$top/fs/perfctrfs" ]; then
+	mkdir -p "$d"
+	touch "$d/.perfctrfs-links"
+	for f in "$top"/fs/perfctrfs/{Kconfig,Makefile,.kunitconfig,*.[ch]}; do
+		[ -f "$f" ] && ln -s "$f" "$d/${f##*/}"
+	done
+fi
+
+kmake() {
+	make -C "$src" O="$obj" ARCH="$karch" ${cross:+CROSS_COMPILE=$cross} "$@"
+}
+
+verify_config() {
+	local line missing=()
+	while IFS= read -r line; do
+		grep -qxF -- "$line" "$obj/.config" || missing+=("$line")
+	done < "$frag"
+	if [ ${#missing[@]} -ne 0 ]; then
+		echo "config lines lost by the kernel's dependencies:" >&2
+		printf '  %s\n' "${missing[@]}" >&2
+		return 1
+	fi
+}
+
+configure() {
+	mkdir -p "$obj"
+	if [ "$arch" = x86_64 ]; then
+		kmake tinyconfig
+		(cd "$src" && scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" "$frag")
+		kmake olddefconfig
+	else
+		kmake KCONFIG_ALLCONFIG="$frag" allnoconfig
+	fi
+	cp "$frag" "$obj/.perfctrfs-fragment"
+	verify_config
+}
+
+build_kernel() {
+	local target=bzImage rc=0
+	[ "$arch" = ppc64le ] && target=vmlinux
+	# W=1 costs nothing extra; its warnings matter only in our files.
+	kmake -j"$jobs" W=1 "$target" || rc=$?
+	# (the cache path itself contains "perfctrfs": match our files)
+	grep -E 'warning:|error:|WARNING:' "$out/build.log" |
+		grep -E 'fs/perfctrfs/|perfctrfs_pmu\.c|linux/perfctrfs\.h|modpost.*perfctrfs' \
+		> "$out/ours.warnings" || true
+	if [ -s "$out/ours.warnings" ]; then
+		echo "warnings in perfctrfs files:"
+		cat "$out/ours.warnings"
+		return 1
+	fi
+	return $rc
+}
+
+if [ $build = 1 ]; then
+	if [ ! -f "$obj/.config" ] || ! cmp -s "$frag" "$obj/.perfctrfs-fragment"; then
+		step configure configure
+	else
+		step configure verify_config
+	fi
+	step build build_kernel
+fi
+if [ "$arch" = x86_64 ]; then
+	kernel=$obj/arch/x86/boot/bzImage
+else
+	kernel=$obj/vmlinux
+fi
+[ -f "$kernel" ] || die "no kernel at $kernel"
+
+# ---------------------------------------------------------------- initramfs
+root=$out/root
+initrd=$out/initramfs.cpio.gz
+
+# Debian's static busybox and bash for the guest architecture.
+guest_debs() {
+	local deb=$croot/debs-$debarch
+	if [ "$debarch" = amd64 ]; then
+		bb=/bin/busybox bash_static=/bin/bash-static
+		return 0
+	fi
+	if [ ! -x "$deb/x/bin/busybox" ] || [ ! -x "$deb/x/bin/bash-static" ]; then
+		mkdir -p "$deb"
+		if ! dpkg --print-foreign-architectures | grep -qx "$debarch"; then
+			dpkg --add-architecture "$debarch"
+			apt-get update -qq
+		fi
+		(cd "$deb" && rm -f ./*.deb &&
+			{ apt-get download "busybox-static:$debarch" "bash-static:$debarch" ||
+			  { apt-get update -qq && apt-get download "busybox-static:$debarch" "bash-static:$debarch"; }; })
+		rm -rf "$deb/x"
+		for f in "$deb"/*.deb; do dpkg-deb -x "$f" "$deb/x"; done
+	fi
+	bb=$deb/x/bin/busybox bash_static=$deb/x/bin/bash-static
+}
+
+make_initramfs() {
+	local cc=gcc
+	[ -n "$cross" ] && cc=${cross}gcc
+	guest_debs
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/lib,usr/libexec,etc,proc,sys,dev,tmp,root,tests}
+	mkdir -p "$root"/home/{user,perfctr-t1,perfctr-t2}
+	chmod 1777 "$root/tmp"
+	cp "$bb" "$root/bin/busybox"
+	# Applets by name in /bin; the host's list is the guest's (same
+	# Debian version), and running the guest binary here is not possible.
+	local a
+	for a in $(busybox --list); do
+		# busybox setpriv has no --reuid: leave it out so that
+		# the suite's as_user falls back to su.
+		case $a in busybox | setpriv) continue ;; esac
+		ln -sf busybox "$root/bin/$a"
+	done
+	for a in "$root"/bin/*; do
+		ln -sf "../../bin/${a##*/}" "$root/usr/bin/${a##*/}"
+		ln -sf "../bin/${a##*/}" "$root/sbin/${a##*/}"
+	done
+	cp "$bash_static" "$root/bin/bash"
+	# bats from the Debian package: it is shell, any arch.
+	cp /usr/bin/bats "$root/usr/bin/bats"
+	cp -a /usr/lib/bats-core "$root/usr/lib/"
+	cp -a /usr/libexec/bats-core "$root/usr/libexec/"
+	# The suite, its helpers built static, our guest-side checks.
+	[ -d "$top/tests/bats" ] && cp -a "$top/tests/bats" "$root/tests/"
+	if [ -f "$top/tests/helpers/Makefile" ]; then
+		mkdir -p "$root/tests/helpers/bin"
+		make -C "$top/tests/helpers" STATIC=1 CC="$cc" OUT="$out/helpers"
+		cp -a "$out/helpers/." "$root/tests/helpers/bin/"
+	fi
+	if [ "$arch" = ppc64le ]; then
+		mkdir -p "$root/tests/ppc"
+		cp "$here"/ppc/*.bats "$here"/ppc/*.bash "$root/tests/ppc/" 2>/dev/null || true
+		$cc -static -O2 -Wall -Wextra -Werror -o "$root/tests/ppc/loop" "$here/ppc/loop.c"
+	fi
+	cat > "$root/etc/passwd" <<-EOF
+	root:x:0:0:root:/root:/bin/sh
+	user:x:1000:1000:user:/home/user:/bin/sh
+	perfctr-t1:x:1001:1001:perfctr-t1:/home/perfctr-t1:/bin/sh
+	perfctr-t2:x:1002:1002:perfctr-t2:/home/perfctr-t2:/bin/sh
+	EOF
+	cat > "$root/etc/group" <<-EOF
+	root:x:0:
+	user:x:1000:
+	perfctr-t1:x:1001:
+	perfctr-t2:x:1002:
+	EOF
+	cp "$here/init" "$root/init"
+	chmod 755 "$root/init"
+	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) |
+		gzip -1 > "$initrd"
+}
+step initramfs make_initramfs
+
+# ---------------------------------------------------------------- boot
+if [ "$arch" = x86_64 ]; then
+	qemu=(qemu-system-x86_64 -accel tcg -m 1G -smp 2 -nodefaults -nographic
+		-no-reboot -monitor none -kernel "$kernel" -initrd "$initrd")
+	cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4"
+else
+	qemu=(qemu-system-ppc64 -M pseries -cpu POWER9 -smp 2 -m 1G -nographic
+		-no-reboot -icount shift=0 -kernel "$kernel" -initrd "$initrd")
+	cmdline="console=hvc0 panic=-1 oops=panic loglevel=4 mitigations=off"
+fi
+
+if [ $mode = shell ]; then
+	say "interactive shell: exit it to power off, Ctrl-A x quits QEMU"
+	[ "$arch" = x86_64 ] && qemu+=(-serial mon:stdio)
+	exec "${qemu[@]}" -append "$cmdline PCTR_MODE=shell"
+fi
+
+[ "$arch" = x86_64 ] && qemu+=(-serial stdio)
+log=$out/serial.log
+: > "$log"
+t0=$SECONDS tb=
+# Read the console as it comes, to time boot and suite apart.
+while IFS= read -r line; do
+	line=${line%$'\r'}
+	printf '%s\n' "$line" >> "$log"
+	if [ -z "$tb" ] && [[ $line == *"=== PCTR INIT"* ]]; then
+		tb=$SECONDS
+		say "boot $((tb - t0))s"
+	fi
+done < <(timeout --foreground -k 10 "${QEMU_TIMEOUT:-1500}" \
+	"${qemu[@]}" -append "$cmdline" < /dev/null 2>&1; echo "=== PCTR QEMU-EXIT $?")
+[ -n "$tb" ] || { tb=$t0; say "boot: init never started"; }
+say "suite $((SECONDS - tb))s"
+
+# ---------------------------------------------------------------- results
+tap=$out/results.tap
+rc=0
+expect="kunit bats-root bats-user dmesg"
+[ "$arch" = ppc64le ] && expect="$expect ppc"
+awk -v want_kunit="$have_perfctrfs" -v expect="$expect" -f "$here/tap.awk" "$log" > "$tap" || rc=$?
+cat "$tap"
+if [ -n "$(grep -o 'PCTR PPC-COUNTS.*' "$log" || true)" ]; then
+	grep -o 'PCTR PPC-COUNTS.*' "$log" | sed "s/^PCTR PPC-COUNTS/$tag: counts:/" >&2
+fi
+grep -q '^=== PCTR QEMU-EXIT 0$' "$log" || {
+	say "QEMU did not exit cleanly: $(grep -o 'PCTR QEMU-EXIT.*' "$log" || echo '?') (124 = timeout)"
+	rc=1
+}
+if [ $rc -ne 0 ]; then
+	say "serial log tail ($log):"
+	tail -n 60 "$log" >&2
+fi
+exit $rc
