@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * catalog.c - what this machine can count.
+ * What this machine can count.
  *
  * The PMUs come from /sys/bus/event_source/devices: each one's type, its
  * format fields and its event aliases become the perfctrfs_catalog the
@@ -78,7 +78,7 @@ static bool is_alias_meta(const char *name)
 
 	if (name[0] == '.')
 		return true;
-	for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(suffixes); i++) {
 		size_t sl = strlen(suffixes[i]);
 
 		if (len > sl && !strcmp(name + len - sl, suffixes[i]))
@@ -474,10 +474,10 @@ const char *pf_builtin_description(const char *name)
 	static unsigned int nr_composed;
 	unsigned int i;
 
-	for (i = 0; i < sizeof(descriptions) / sizeof(descriptions[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(descriptions); i++)
 		if (!strcmp(descriptions[i].name, name))
 			return descriptions[i].text;
-	for (i = 0; i < sizeof(cache_words) / sizeof(cache_words[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cache_words); i++) {
 		size_t kl = strlen(cache_words[i].key);
 		char op[16], res[16], *s;
 
@@ -485,7 +485,7 @@ const char *pf_builtin_description(const char *name)
 			continue;
 		if (sscanf(name + kl + 1, "%15[a-z]_%15[a-z]", op, res) != 2)
 			return NULL;
-		if (nr_composed >= sizeof(composed) / sizeof(composed[0]))
+		if (nr_composed >= ARRAY_SIZE(composed))
 			return NULL;
 		if (asprintf(&s, "%s %s %ses", cache_words[i].text, op,
 			     res) < 0)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * counter.c - the counters behind an open leaf, and the event loop that
- * answers reads which must wait.
+ * The counters behind an open leaf, and the event loop that answers reads
+ * which must wait.
  *
  * An open leaf (struct pf_file) holds one perf group per target: per
  * thread for a process, per CPU for the system-wide counter, else one.
@@ -333,8 +333,12 @@ static size_t format_line(struct pf_file *f, char *buf, size_t size,
 	size_t len = 0;
 	unsigned int m;
 
-	if (file_sample(f, vals, &ena, &run))
-		memset(vals, 0, sizeof(vals)), ena = run = 0;
+	if (file_sample(f, vals, &ena, &run)) {
+		/* a failed read is a zero line, never a hang or garbage */
+		memset(vals, 0, sizeof(vals));
+		ena = 0;
+		run = 0;
+	}
 	for (m = 0; m < f->nr_members; m++)
 		len += snprintf(buf + len, size - len, "%s%" PRIu64,
 				m ? " " : "", vals[m]);
@@ -910,7 +914,7 @@ int pf_file_control(struct pf_file *f, const char *word, size_t len)
 
 	if (len && word[len - 1] == '\n')
 		len--;
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(words); i++) {
 		if (strlen(words[i].word) != len ||
 		    memcmp(words[i].word, word, len))
 			continue;
@@ -1444,5 +1448,8 @@ void pf_counter_exit(void)
 	nr_fd_keys = 0;
 	if (epfd >= 0)
 		close(epfd);
-	tickfd = stopfd = epfd = sigfd = -1;
+	tickfd = -1;
+	stopfd = -1;
+	epfd = -1;
+	sigfd = -1;
 }

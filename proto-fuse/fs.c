@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fs.c - the node table and the fuse_lowlevel_ops.
+ * The node table and the fuse_lowlevel_ops.
  *
  * Names are resolved on demand, one (parent, name) at a time, exactly as
  * a kernel ->lookup resolves them; a node exists while the kernel holds a
@@ -39,6 +39,7 @@ static struct pf_node root = {
 	.name = "",
 	.nlookup = 1,
 };
+
 static struct pf_node *htab[HASH_SIZE];
 static pthread_mutex_t node_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct timespec mount_time;
@@ -776,7 +777,7 @@ static void pf_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		/* listed exactly when it can be read */
 		if (xattr_value(n, names[i], val, sizeof(val)) < 0)
 			continue;

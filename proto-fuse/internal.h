@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * internal.h - what the parts of perfctrfs-fuse share.
+ * What the parts of perfctrfs-fuse share.
  *
  *   main.c     options, mount, signals, the fuse session loop
  *   fs.c       the node table and the fuse_lowlevel_ops
@@ -27,6 +27,8 @@
 
 #define PF_NAME		"perfctrfs-fuse"
 #define PF_VERSION	"0.1"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* irq records queued per open leaf before new ones are dropped as lost */
 #define PF_IRQ_QUEUE	4096

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * main.c - perfctrfs-fuse: options, mount, signals, the session loop.
+ * perfctrfs-fuse: options, mount, signals, the session loop.
  *
  *	perfctrfs-fuse [-f] [-d] [-o uid=N,gid=N,mode=0640,allow_other] MNT
  */
@@ -24,6 +24,7 @@ struct pf_opts pf_opts = {
 	.dir_mode = 0555,
 	.foreground = true,
 };
+
 struct fuse_session *pf_se;
 static bool use_syslog;
 
