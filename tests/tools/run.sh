@@ -1,0 +1,99 @@
+#!/bin/bash
+# Stage "tools": the tools, man pages, packaging and documentation tests
+# (tests/tools/*.bats) against a real perfctrfs mount.
+#
+# With PERFCTR_MNT set to a mounted perfctrfs (as inside tests/run-fuse.sh)
+# it runs against that.  Otherwise it builds proto-fuse, mounts the daemon
+# with allow_other on a private temporary directory, runs the tests as
+# root, unmounts and checks that the daemon exited 0.  TAP on stdout,
+# progress on stderr, non-zero exit on any failure.
+#
+# Environment: BATS_FILTER is passed to bats --filter.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+work= dpid= mnt=
+
+log() { echo "tools: $*" >&2; }
+
+abort() {
+	log "$*"
+	echo "1..1"
+	echo "not ok 1 tools stage setup: $*"
+	exit 1
+}
+
+mounted() { grep -qs " $1 fuse" /proc/self/mounts; }
+
+cleanup() {
+	local i
+	if [ -n "$mnt" ] && mounted "$mnt"; then
+		timeout 10 fusermount3 -u "$mnt" 2>/dev/null ||
+			timeout 10 umount -l "$mnt" 2>/dev/null
+	fi
+	if [ -n "$dpid" ] && kill -0 "$dpid" 2>/dev/null; then
+		for i in $(seq 1 50); do
+			kill -0 "$dpid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -TERM "$dpid" 2>/dev/null
+		sleep 1
+		kill -KILL "$dpid" 2>/dev/null
+	fi
+	[ -n "$work" ] && rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+command -v bats >/dev/null || abort "bats not installed (scripts/deps.sh)"
+filter=()
+[ -n "${BATS_FILTER:-}" ] && filter=(--filter "$BATS_FILTER")
+
+log "building proto-fuse"
+make -s -C "$top/proto-fuse" >&2 || abort "make -C proto-fuse failed"
+daemon=$top/proto-fuse/perfctrfs-fuse
+[ -x "$daemon" ] || abort "no $daemon after make"
+export PERFCTR_FUSE_BIN=$daemon
+
+if [ -n "${PERFCTR_MNT:-}" ]; then
+	[ -d "$PERFCTR_MNT/all" ] || abort "PERFCTR_MNT=$PERFCTR_MNT is not a perfctrfs mount"
+	log "running against PERFCTR_MNT=$PERFCTR_MNT"
+	cd "$top" && exec timeout 900 bats --tap "${filter[@]}" tests/tools
+fi
+
+[ "$(id -u)" = 0 ] || abort "needs root (mounts with allow_other)"
+work=$(mktemp -d /tmp/perfctrfs-tools.XXXXXX) || abort "mktemp failed"
+chmod 0755 "$work"
+mkdir -p "$work/mnt"
+mnt=$work/mnt
+log "mounting $daemon on $mnt"
+"$daemon" -f -o allow_other "$mnt" > "$work/daemon.log" 2>&1 3>&- &
+dpid=$!
+for i in $(seq 1 100); do
+	mounted "$mnt" && break
+	kill -0 "$dpid" 2>/dev/null || break
+	sleep 0.1
+done
+mounted "$mnt" || { cat "$work/daemon.log" >&2; abort "the daemon did not mount $mnt within 10 s"; }
+
+export PERFCTR_MNT=$mnt PERFCTR_DAEMON_PID=$dpid
+(cd "$top" && timeout 900 bats --tap "${filter[@]}" tests/tools) > "$work/tools.tap" 2> "$work/tools.err"
+rc=$?
+cat "$work/tools.tap"
+[ $rc -ne 0 ] && tail -20 "$work/tools.err" >&2
+grep -qE '^(not )?ok [0-9]+' "$work/tools.tap" || { log "bats printed no TAP"; rc=1; }
+
+log "unmounting"
+timeout 10 fusermount3 -u "$mnt" || log "fusermount3 -u failed"
+rc_daemon=124
+for i in $(seq 1 100); do
+	if ! kill -0 "$dpid" 2>/dev/null; then
+		wait "$dpid"
+		rc_daemon=$?
+		break
+	fi
+	sleep 0.1
+done
+[ $rc_daemon -eq 0 ] || { log "daemon exited $rc_daemon (124: still running)"; tail -20 "$work/daemon.log" >&2; }
+[ $rc_daemon -ne 124 ] && dpid=
+log "tests: exit $rc, daemon: exit $rc_daemon"
+[ $rc -eq 0 ] && [ $rc_daemon -eq 0 ]
