@@ -1,0 +1,51 @@
+#!/usr/bin/env bats
+# perfctr-top: bounded runs, the table's shape, rates that add up.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	tools_setup
+	require_event cpu_clock context_switches
+}
+
+@test "perfctr-top -n 2: two frames, a line per CPU and the total, rates that add up" {
+	ncpu=$(mount_cpus | wc -l)
+	start=$EPOCHREALTIME
+	run --separate-stderr "$T/perfctr-top" -n 2 -d 300ms -e cpu_clock,context_switches
+	end=$EPOCHREALTIME
+	[ "$status" -eq 0 ]
+	echo "$output"
+	[ "$(grep -c '^perfctr-top .* every 300ms' <<<"$output")" -eq 2 ]
+	grep -q 'refresh 2/2' <<<"$output"
+	# Two frames of the leaves' intervals, not much more.
+	awk -v s="$start" -v e="$end" 'BEGIN { exit !(e - s >= 0.55 && e - s < 10) }'
+	for c in $(mount_cpus); do
+		[ "$(grep -c "^$c " <<<"$output")" -eq 2 ]
+	done
+	# A CPU-wide cpu_clock runs all the time: about 100% of each CPU,
+	# and the total is the sum of the CPUs.
+	awk -v n="$ncpu" '
+		$1 ~ /^[0-9]+$/ { if ($2 < 50 || $2 > 150) exit 1; sum += $2 }
+		$1 == "all" { if ($2 < sum - 0.2 * n || $2 > sum + 0.2 * n) exit 1; sum = 0; frames++ }
+		END { exit frames != 2 }' <<<"$output"
+}
+
+@test "perfctr-top: fits a narrow terminal and says what it left out" {
+	COLUMNS=40 run --separate-stderr "$T/perfctr-top" -n 1 -d 100ms \
+		-e cpu_clock,context_switches,cpu_clock,context_switches
+	[ "$status" -eq 0 ]
+	echo "$output"
+	awk 'length($0) > 40 { exit 1 }' <<<"$output"
+	grep -q 'more events: widen the terminal' <<<"$output"
+}
+
+@test "perfctr-top: usage errors exit 2, an unknown event 1" {
+	run --separate-stderr "$T/perfctr-top" -n x
+	[ "$status" -eq 2 ]
+	run --separate-stderr "$T/perfctr-top" -d 0
+	[ "$status" -eq 2 ]
+	run --separate-stderr "$T/perfctr-top" -n 1 -e no_such_event
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bats
+# perfctr-prom: a valid exposition (promtool), replaced atomically, with
+# per-CPU and system-wide counters that agree.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	tools_setup
+	require_event context_switches cpu_clock
+}
+
+@test "perfctr-prom: promtool accepts the file, one series per CPU and a system-wide one" {
+	require_cmd promtool
+	out=$BATS_TEST_TMPDIR/perfctr.prom
+	run --separate-stderr "$T/perfctr-prom" -n 1 -i 300ms -o "$out" -e context_switches,cpu_clock
+	[ "$status" -eq 0 ]
+	cat "$out"
+	promtool check metrics <"$out"
+	ncpu=$(mount_cpus | wc -l)
+	[ "$(grep -c '^perfctr_context_switches_total{cpu="[0-9]*"} [0-9]*$' "$out")" -eq "$ncpu" ]
+	grep -q '^# TYPE perfctr_context_switches_total counter$' "$out"
+	grep -q '^# HELP perfctr_system_context_switches_total ' "$out"
+	grep -Eq '^perfctr_system_context_switches_total [0-9]+$' "$out"
+	# cpu_clock in seconds: every CPU for one 0.3 s interval.
+	awk -v n="$ncpu" '
+		/^perfctr_cpu_clock_seconds_total\{/ { sum += $2 }
+		/^perfctr_system_cpu_clock_seconds_total / { sys = $2 }
+		END { exit !(sum >= 0.25 * n && sum < 1.5 * n && sys >= 0.25 * n && sys < 1.5 * n) }' "$out"
+	[ "$(stat -c %a "$out")" = 644 ]
+	# Nothing left beside it.
+	[ "$(ls "$BATS_TEST_TMPDIR" | grep -c perfctr)" -eq 1 ]
+}
+
+@test "perfctr-prom: counters only grow, and a reader never sees half a file" {
+	out=$BATS_TEST_TMPDIR/perfctr.prom
+	"$T/perfctr-prom" -n 8 -i 100ms -o "$out" -e context_switches 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	last=0 reads=0
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ -e "$out" ]; then
+			# Every read is a whole exposition: the system-wide line last.
+			v=$(awk '/^perfctr_system_context_switches_total / { v = $2 } END { print v + 0 }' "$out")
+			tail -n 1 "$out" | grep -q '^perfctr_system_context_switches_total [0-9]*$'
+			[ "$v" -ge "$last" ]
+			last=$v reads=$((reads + 1))
+		fi
+		sleep 0.03
+	done
+	wait "$pid"
+	[ "$reads" -ge 3 ]
+	[ "$last" -gt 0 ]
+}
+
+@test "perfctr-prom: errors are one line: missing directory, unknown event, bad interval" {
+	run --separate-stderr "$T/perfctr-prom" -n 1 -o "$BATS_TEST_TMPDIR/no/dir/x.prom"
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	run --separate-stderr "$T/perfctr-prom" -n 1 -o - -e no_such_event
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"'no_such_event' not found"* ]]
+	run --separate-stderr "$T/perfctr-prom" -i 5x
+	[ "$status" -eq 2 ]
+}
