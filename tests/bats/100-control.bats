@@ -90,6 +90,22 @@ teardown() {
 	assert_ge "$(cat "$BATS_TEST_TMPDIR/other")" 50000000 "the other counter over 800 ms"
 }
 
+@test "the perf ioctls disable, reset and enable like the control words" {
+	run timeout 15 "$H/leafio" "$(leaf all task_clock$U "$spinner" simple 0)" \
+		sleep=100 ioctl=disable pread=0 sleep=300 pread=0 ioctl=reset pread=0 \
+		ioctl=enable sleep=300 pread=0
+	# ioctls are optional ("where the backend can pass ioctls")
+	case ${lines[0]} in
+	ENOTTY|ENOSYS|EOPNOTSUPP|EINVAL) skip "this backend passes no perf ioctls (${lines[0]})" ;;
+	esac
+	assert_eq "${lines[0]}" ok "PERF_EVENT_IOC_DISABLE"
+	assert_eq "${lines[2]}" "${lines[1]}" "count 300 ms after the disable ioctl"
+	assert_eq "${lines[3]}" ok "PERF_EVENT_IOC_RESET"
+	assert_le "${lines[4]}" $((lines[2] / 4 + 1000000)) "count after the reset ioctl"
+	assert_eq "${lines[5]}" ok "PERF_EVENT_IOC_ENABLE"
+	assert_ge "$((lines[6] - lines[4]))" 10000000 "growth over 300 ms after the enable ioctl"
+}
+
 @test "100-control: no counter left held" {
 	assert_no_leak
 }

@@ -21,6 +21,8 @@
  *	pread=OFF	one pread(4096) at OFF: as read
  *	seek=OFF	lseek(OFF, SEEK_SET): "ok" or the errno name
  *	write=WORD	one write() of WORD: "ok" or the errno name
+ *	ioctl=WORD	PERF_EVENT_IOC_ENABLE, _DISABLE or _RESET for WORD
+ *			enable, disable or reset: "ok" or the errno name
  *	poll=MS		poll(POLLIN) for MS ms: "timeout", or the revents
  *			as "POLLIN|POLLHUP..."
  *	alarm=MS	the next blocking call is interrupted after MS ms
@@ -42,6 +44,8 @@
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/time.h>
@@ -193,6 +197,13 @@ static int run(int fd, const char *op, double *mark)
 	} else if (!strncmp(op, "write=", 6)) {
 		n = write(fd, arg, strlen(arg));
 		printf("%s\n", n < 0 ? errname(errno) : "ok");
+	} else if (!strncmp(op, "ioctl=", 6)) {
+		unsigned long cmd = !strcmp(arg, "enable") ? PERF_EVENT_IOC_ENABLE :
+				    !strcmp(arg, "disable") ? PERF_EVENT_IOC_DISABLE :
+				    PERF_EVENT_IOC_RESET;
+
+		r = ioctl(fd, cmd, 0);
+		printf("%s\n", r < 0 ? errname(errno) : "ok");
 	} else if (!strncmp(op, "poll=", 5)) {
 		pfd.fd = fd;
 		pfd.events = POLLIN;
