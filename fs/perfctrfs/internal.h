@@ -88,6 +88,7 @@ static inline struct perfctrfs_fs_info *perfctrfs_sbi(struct super_block *sb)
 }
 
 /* super.c */
+extern struct file_system_type perfctrfs_fs_type;
 struct inode *perfctrfs_new_inode(struct super_block *sb,
 				  struct perfctrfs_node *node);
 void perfctrfs_leaf_free(struct perfctrfs_node *node);

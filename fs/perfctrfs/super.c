@@ -270,7 +270,7 @@ static void perfctrfs_kill_sb(struct super_block *sb)
 	}
 }
 
-static struct file_system_type perfctrfs_fs_type = {
+struct file_system_type perfctrfs_fs_type = {
 	.owner			= THIS_MODULE,
 	.name			= "perfctrfs",
 	.init_fs_context	= perfctrfs_init_fs_context,

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perfctrfs_kunit.c - the namespace of a live perfctrfs mount, from inside
+ * the kernel: every level looks up to what it names, bad names are
+ * ENOENT, readdir agrees with lookup, event directories carry their
+ * encoding.  The bats suite checks the same from user space; these run at
+ * boot, before any user space exists, on an internal mount.
+ *
+ * Only software events are used: every perf kernel has them, with or
+ * without a hardware PMU.
+ */
+#include <kunit/test.h>
+#include <linux/cpumask.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include <linux/path.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/xattr.h>
+#include "internal.h"
+
+struct perfctrfs_kunit_ctx {
+	struct vfsmount *mnt;
+};
+
+static int perfctrfs_kunit_init(struct kunit *test)
+{
+	struct perfctrfs_kunit_ctx *ctx;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx);
+	ctx->mnt = kern_mount(&perfctrfs_fs_type);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->mnt);
+	test->priv = ctx;
+	return 0;
+}
+
+static void perfctrfs_kunit_exit(struct kunit *test)
+{
+	struct perfctrfs_kunit_ctx *ctx = test->priv;
+
+	kern_unmount(ctx->mnt);
+}
+
+/* Walk "a/b/c" from the mount's root, one component at a time. */
+static struct dentry *perfctrfs_kunit_walk(struct kunit *test, const char *path)
+{
+	struct perfctrfs_kunit_ctx *ctx = test->priv;
+	struct dentry *d = dget(ctx->mnt->mnt_root), *next;
+	const char *p = path, *slash;
+	size_t len;
+
+	while (*p) {
+		slash = strchrnul(p, '/');
+		len = slash - p;
+		next = lookup_positive_unlocked(p, d, len);
+		dput(d);
+		if (IS_ERR(next))
+			return next;
+		d = next;
+		p = *slash ? slash + 1 : slash;
+	}
+	return d;
+}
+
+static void perfctrfs_kunit_levels(struct kunit *test)
+{
+	struct perfctrfs_leaf *leaf;
+	struct dentry *d;
+
+	d = perfctrfs_kunit_walk(test, "all/task_clock/self/times/100ms");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
+	KUNIT_EXPECT_TRUE(test, d_is_reg(d));
+	leaf = perfctrfs_leaf(d_inode(d));
+	KUNIT_EXPECT_TRUE(test, leaf->cpu.all);
+	KUNIT_EXPECT_EQ(test, leaf->spec.nr, 1U);
+	KUNIT_EXPECT_EQ(test, leaf->spec.ev[0].type, (u32)PERFCTRFS_TYPE_SOFTWARE);
+	KUNIT_EXPECT_EQ(test, leaf->spec.ev[0].config, 1ULL);
+	KUNIT_EXPECT_EQ(test, leaf->pid.kind, PERFCTRFS_PID_SELF);
+	KUNIT_EXPECT_EQ(test, leaf->type, PERFCTRFS_TIMES);
+	KUNIT_EXPECT_TRUE(test, leaf->period.is_time);
+	KUNIT_EXPECT_EQ(test, leaf->period.value, 100000000ULL);
+	dput(d);
+
+	/* pid 1 exists by the time KUnit runs: it is running us */
+	d = perfctrfs_kunit_walk(test, "0/page_faults/1/simple/0");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
+	leaf = perfctrfs_leaf(d_inode(d));
+	KUNIT_EXPECT_FALSE(test, leaf->cpu.all);
+	KUNIT_EXPECT_EQ(test, leaf->cpu.cpu, 0U);
+	KUNIT_EXPECT_EQ(test, leaf->pid.kind, PERFCTRFS_PID_NUM);
+	KUNIT_EXPECT_EQ(test, leaf->pid.pid, 1U);
+	KUNIT_EXPECT_PTR_EQ(test, leaf->target, find_vpid(1));
+	KUNIT_EXPECT_EQ(test, leaf->period.value, 0ULL);
+	dput(d);
+}
+
+static const char *const perfctrfs_kunit_bad[] = {
+	"01",					/* not canonical */
+	"-1",
+	"4294967296",				/* overflows */
+	"all/no_such_event",
+	"all/task_clock/0",			/* no pid 0 */
+	"all/task_clock/01",
+	"all/task_clock/2147483647",		/* beyond any pid */
+	"all/task_clock/self/Simple",
+	"all/task_clock/self/irq/0",		/* no sampling every 0 events */
+	"all/task_clock/self/simple/01",
+	"all/task_clock/self/simple/1ks",
+	"all/task_clock+no_such_event",
+};
+
+static void perfctrfs_kunit_enoent(struct kunit *test)
+{
+	struct dentry *d;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(perfctrfs_kunit_bad); i++) {
+		d = perfctrfs_kunit_walk(test, perfctrfs_kunit_bad[i]);
+		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(d), -ENOENT, "%s",
+				    perfctrfs_kunit_bad[i]);
+		if (!IS_ERR(d))
+			dput(d);
+	}
+}
+
+static void perfctrfs_kunit_offline_cpu(struct kunit *test)
+{
+	char name[16];
+	struct dentry *d;
+
+	if (nr_cpu_ids >= 100000)
+		kunit_skip(test, "no CPU number is impossible here");
+	snprintf(name, sizeof(name), "%u", nr_cpu_ids);
+	d = perfctrfs_kunit_walk(test, name);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(d), -ENOENT);
+	if (!IS_ERR(d))
+		dput(d);
+}
+
+struct perfctrfs_kunit_names {
+	struct dir_context dctx;
+	unsigned int nr;
+	char name[64][NAME_MAX + 1];
+	u64 ino[64];
+};
+
+static bool perfctrfs_kunit_actor(struct dir_context *dctx, const char *name,
+				  int len, loff_t pos, u64 ino,
+				  unsigned int type)
+{
+	struct perfctrfs_kunit_names *n =
+		container_of(dctx, struct perfctrfs_kunit_names, dctx);
+
+	if ((len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return true;
+	if (n->nr == ARRAY_SIZE(n->name))
+		return false;
+	memcpy(n->name[n->nr], name, len);
+	n->name[n->nr][len] = '\0';
+	n->ino[n->nr] = ino;
+	n->nr++;
+	return true;
+}
+
+/* Every name readdir gives looks up, to the inode number readdir gave. */
+static void perfctrfs_kunit_check_dir(struct kunit *test, const char *dir,
+				      const char *must)
+{
+	struct perfctrfs_kunit_ctx *ctx = test->priv;
+	struct perfctrfs_kunit_names *n;
+	char *path = kunit_kzalloc(test, PATH_MAX, GFP_KERNEL);
+	struct path p;
+	struct file *f;
+	struct dentry *d;
+	bool found = false;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, path);
+	n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	n->dctx.actor = perfctrfs_kunit_actor;
+
+	d = perfctrfs_kunit_walk(test, dir);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
+	p.mnt = ctx->mnt;
+	p.dentry = d;
+	f = dentry_open(&p, O_RDONLY | O_DIRECTORY, current_cred());
+	dput(d);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
+	KUNIT_EXPECT_EQ(test, iterate_dir(f, &n->dctx), 0);
+	fput(f);
+	KUNIT_EXPECT_GT_MSG(test, n->nr, 0U, "%s lists nothing", dir);
+
+	for (i = 0; i < n->nr; i++) {
+		snprintf(path, PATH_MAX, "%s%s%s", dir, *dir ? "/" : "",
+			 n->name[i]);
+		d = perfctrfs_kunit_walk(test, path);
+		KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(d), "%s does not look up",
+				       path);
+		if (IS_ERR(d))
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, (u64)d_inode(d)->i_ino, n->ino[i],
+				    "%s", path);
+		dput(d);
+		if (!strcmp(n->name[i], must))
+			found = true;
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, found, "%s does not list %s", dir, must);
+}
+
+static void perfctrfs_kunit_readdir(struct kunit *test)
+{
+	perfctrfs_kunit_check_dir(test, "", "all");
+	perfctrfs_kunit_check_dir(test, "all", "task_clock");
+	perfctrfs_kunit_check_dir(test, "0", "page_faults");
+	perfctrfs_kunit_check_dir(test, "all/task_clock", "1");
+	perfctrfs_kunit_check_dir(test, "all/task_clock/self", "irq");
+	perfctrfs_kunit_check_dir(test, "all/task_clock/self/simple", "0");
+}
+
+static void perfctrfs_kunit_xattr(struct kunit *test)
+{
+	char buf[64] = { };
+	struct dentry *d;
+	ssize_t len;
+
+	d = perfctrfs_kunit_walk(test, "all/page_faults:u");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
+	len = vfs_getxattr(&init_user_ns, d, "user.perfctr.encoding", buf,
+			   sizeof(buf) - 1);
+	KUNIT_EXPECT_GT(test, len, 0L);
+	KUNIT_EXPECT_STREQ(test, buf,
+			   "type=1,config=0x2,exclude_kernel=1,exclude_hv=1");
+	KUNIT_EXPECT_EQ(test, vfs_setxattr(&init_user_ns, d,
+					   "user.perfctr.encoding", "x", 1, 0),
+			-EPERM);
+	dput(d);
+}
+
+static struct kunit_case perfctrfs_kunit_cases[] = {
+	KUNIT_CASE(perfctrfs_kunit_levels),
+	KUNIT_CASE(perfctrfs_kunit_enoent),
+	KUNIT_CASE(perfctrfs_kunit_offline_cpu),
+	KUNIT_CASE(perfctrfs_kunit_readdir),
+	KUNIT_CASE(perfctrfs_kunit_xattr),
+	{}
+};
+
+static struct kunit_suite perfctrfs_kunit_suite = {
+	.name = "perfctrfs_namespace",
+	.init = perfctrfs_kunit_init,
+	.exit = perfctrfs_kunit_exit,
+	.test_cases = perfctrfs_kunit_cases,
+};
+
+kunit_test_suite(perfctrfs_kunit_suite);
