@@ -208,3 +208,18 @@ setup() {
 	[ "$status" -eq 127 ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 }
+
+@test "perfctr-stat: where perf_event_paranoid forbids the kernel, a user counts user space, named :u" {
+	require_root
+	p=$(cat /proc/sys/kernel/perf_event_paranoid)
+	[ "$p" -ge 2 ] || skip "perf_event_paranoid is $p: users may count the kernel here"
+	require_event task_clock
+	tmpd=$(mktemp -d /tmp/perfctr-stat-user.XXXXXX)
+	chmod 1777 "$tmpd"
+	run --separate-stderr env TMPDIR="$tmpd" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$T/perfctr-stat" -x, -e task_clock -- "$PY" -c "$SPIN" 0.1
+	rm -rf "$tmpd"
+	[ "$status" -eq 0 ]
+	v=$(csv_value "$output" task_clock:u)
+	awk -v v="$v" 'BEGIN { exit !(v > 0) }'
+}
