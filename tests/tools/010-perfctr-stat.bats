@@ -223,3 +223,16 @@ setup() {
 	v=$(csv_value "$output" task_clock:u)
 	awk -v v="$v" 'BEGIN { exit !(v > 0) }'
 }
+
+@test "why perfctr-stat holds the descriptors: /proc/<pid>/fd/N opens a new counter" {
+	require_event page_faults
+	# The shell opens a pid leaf on itself; its child touches 3000 pages.
+	run --separate-stderr bash -c '
+		exec 3<"$1/all/page_faults/$$/simple/0"
+		"$2" -c "$3" 3000
+		echo "$(cat /proc/$$/fd/3) $(dd bs=4096 count=1 status=none <&3)"' \
+		_ "$M" "$PY" "$TOUCH"
+	[ "$status" -eq 0 ]
+	read -r reopened held <<<"$output"
+	check '[ "$held" -ge 3000 ] && [ "$reopened" -lt 3000 ]' "reopened $reopened, held $held"
+}
