@@ -127,6 +127,7 @@ static unsigned int nr_fd_keys;
 static pthread_t loop_thread;
 static bool loop_started;
 static bool multiuser;
+static bool tick_armed;
 static long page_size;
 
 long pf_perf_open(const void *attr, pid_t pid, int cpu, int group_fd,
@@ -643,13 +644,39 @@ static struct pf_file *file_by_key(uint64_t key)
 	return f;
 }
 
+static bool needs_tick(const struct pf_file *f)
+{
+	return (f->waiters || f->ph) && f->type != PERFCTRFS_IRQ &&
+	       f->period.value && !f->period.is_time && !f->dead;
+}
+
+/* The tick runs only while some period-N reader waits. */
+static void tick_arm(bool on)
+{
+	struct itimerspec its = { 0 };
+
+	if (on == tick_armed)
+		return;
+	if (on) {
+		its.it_interval.tv_nsec = TICK_NS;
+		its.it_value.tv_nsec = TICK_NS;
+	}
+	timerfd_settime(tickfd, 0, &its, NULL);
+	tick_armed = on;
+}
+
 static void kick_all(void)
 {
+	bool again = false;
 	unsigned int s;
 
-	for (s = 0; s < nr_files_alloc; s++)
-		if (files[s] && (files[s]->waiters || files[s]->ph))
-			file_kick(files[s]);
+	for (s = 0; s < nr_files_alloc; s++) {
+		if (!files[s] || !(files[s]->waiters || files[s]->ph))
+			continue;
+		file_kick(files[s]);
+		again |= needs_tick(files[s]);
+	}
+	tick_arm(again);
 }
 
 /* Overflow signals: each names the perf fd that overflowed. */
@@ -845,6 +872,8 @@ void pf_file_read(fuse_req_t req, struct pf_file *f, size_t size, off_t off,
 	w->registering = true;
 	*f->wtail = w;
 	f->wtail = &w->next;
+	if (needs_tick(f))
+		tick_arm(true);
 	pthread_mutex_unlock(&pf_lock);
 
 	fuse_req_interrupt_func(req, read_interrupted, NULL);
@@ -879,6 +908,8 @@ void pf_file_poll(fuse_req_t req, struct pf_file *f,
 			if (f->ph)
 				fuse_pollhandle_destroy(f->ph);
 			f->ph = ph;
+			if (needs_tick(f))
+				tick_arm(true);
 		}
 	}
 	pthread_mutex_unlock(&pf_lock);
@@ -1372,10 +1403,6 @@ void pf_file_release(struct pf_file *f)
 
 int pf_counter_init(void)
 {
-	struct itimerspec its = {
-		.it_interval.tv_nsec = TICK_NS,
-		.it_value.tv_nsec = TICK_NS,
-	};
 	sigset_t mask;
 	int err;
 
@@ -1401,7 +1428,6 @@ int pf_counter_init(void)
 	tickfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (epfd < 0 || stopfd < 0 || tickfd < 0 || sigfd < 0)
 		return -errno;
-	timerfd_settime(tickfd, 0, &its, NULL);
 	err = ep_add(stopfd, SLOT_GLOBAL << 40);
 	if (!err)
 		err = ep_add(tickfd, (SLOT_GLOBAL << 40) | GLOBAL_TICK);
