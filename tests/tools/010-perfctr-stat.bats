@@ -236,3 +236,10 @@ setup() {
 	read -r reopened held <<<"$output"
 	check '[ "$held" -ge 3000 ] && [ "$reopened" -lt 3000 ]' "reopened $reopened, held $held"
 }
+
+@test "perfctr-stat: runs with standard input closed, as CI starts it" {
+	run --separate-stderr bash -c 'exec 0<&-; "$0" -x, -e task_clock -- true' "$T/perfctr-stat"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[[ $output == *,msec,task_clock,* ]]
+}
