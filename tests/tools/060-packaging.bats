@@ -140,3 +140,15 @@ daemons_on() {
 	done
 	[ -z "$(daemons_on "$MP")" ]
 }
+
+@test "perfctrfs-fuse.8: uid=, gid= and mode= do what the page says" {
+	# mode=0640: leaves rw-r-----, directories r-xr-x--- (5 where any bit).
+	"$PERFCTR_FUSE_BIN" -f -o allow_other,uid=65534,gid=65534,mode=0640 "$MP" 3>&- &
+	dpid=$!
+	wait_mounted "$MP"
+	[ "$(stat -c '%a %u %g' "$MP/all/task_clock/self/simple/0")" = "640 65534 65534" ]
+	[ "$(stat -c '%a %u %g' "$MP/all/task_clock")" = "550 65534 65534" ]
+	fusermount3 -u "$MP"
+	timeout 10 tail --pid="$dpid" -f /dev/null
+	dpid=
+}
