@@ -1021,8 +1021,11 @@ static void perfctrfs_case_desc(const struct perfctrfs_case *c, char *buf, size_
 	const char *level = perfctrfs_case_level_names[c->level];
 	size_t n = 0, i;
 
-	if (size < 64)
+	if (size < 64) {
+		if (size)
+			buf[0] = '\0';
 		return;
+	}
 	size -= 32;	/* room for the cut marker and the NUL */
 	while (*level && n < size)
 		buf[n++] = *level++;
