@@ -5,8 +5,10 @@
 #                   test stage: unit, FUSE suite, x86_64 and ppc64le
 #                   kernels in QEMU (scripts/check.sh)
 #   make check-STAGE  one stage: deps build unit fuse qemu-x86 qemu-ppc
+#   make bench      perfctrfs against perf_event_open(2), ratios in one run
+#   make install    daemon, tools, man pages, systemd unit (DESTDIR, PREFIX)
 
-.PHONY: all check clean
+.PHONY: all check bench install uninstall clean
 all:
 	$(MAKE) -C tests/unit
 	$(MAKE) -C proto-fuse
@@ -16,6 +18,12 @@ check:
 
 check-%:
 	scripts/check.sh $*
+
+bench: all
+	bench/run.sh
+
+install uninstall:
+	$(MAKE) -C packaging $@
 
 clean:
 	$(MAKE) -C tests/unit clean
