@@ -11,7 +11,7 @@
 # Environment: BATS_FILTER is passed to bats --filter.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-work= dpid= mnt=
+work="" dpid="" mnt=""
 
 log() { echo "tools: $*" >&2; }
 
@@ -25,13 +25,13 @@ abort() {
 mounted() { grep -qs " $1 fuse" /proc/self/mounts; }
 
 cleanup() {
-	local i
+	local _
 	if [ -n "$mnt" ] && mounted "$mnt"; then
 		timeout 10 fusermount3 -u "$mnt" 2>/dev/null ||
 			timeout 10 umount -l "$mnt" 2>/dev/null
 	fi
 	if [ -n "$dpid" ] && kill -0 "$dpid" 2>/dev/null; then
-		for i in $(seq 1 50); do
+		for _ in $(seq 1 50); do
 			kill -0 "$dpid" 2>/dev/null || break
 			sleep 0.1
 		done
@@ -68,7 +68,7 @@ mnt=$work/mnt
 log "mounting $daemon on $mnt"
 "$daemon" -f -o allow_other "$mnt" > "$work/daemon.log" 2>&1 3>&- &
 dpid=$!
-for i in $(seq 1 100); do
+for _ in $(seq 1 100); do
 	mounted "$mnt" && break
 	kill -0 "$dpid" 2>/dev/null || break
 	sleep 0.1
@@ -85,7 +85,7 @@ grep -qE '^(not )?ok [0-9]+' "$work/tools.tap" || { log "bats printed no TAP"; r
 log "unmounting"
 timeout 10 fusermount3 -u "$mnt" || log "fusermount3 -u failed"
 rc_daemon=124
-for i in $(seq 1 100); do
+for _ in $(seq 1 100); do
 	if ! kill -0 "$dpid" 2>/dev/null; then
 		wait "$dpid"
 		rc_daemon=$?
