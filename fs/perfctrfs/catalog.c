@@ -463,8 +463,8 @@ void perfctrfs_cat_free(struct perfctrfs_cat *cat)
 /**
  * perfctrfs_cat_build() - build the event catalogue of a new mount
  *
- * Walks the PMUs registered now; a PMU a module registers later shows up
- * in the next mount.  Process context, may sleep.
+ * Context: process context, may sleep.  Walks the PMUs registered now;
+ * a PMU a module registers later shows up in the next mount.
  *
  * Return: the catalogue, or an ERR_PTR().
  */
@@ -624,7 +624,7 @@ static int perfctrfs_cpu_changed(unsigned int cpu)
 /**
  * perfctrfs_catalog_init() - follow CPU hotplug for the probe caches
  *
- * Called once from the filesystem's init.
+ * Context: once, from the filesystem's initcall.
  *
  * Return: 0, or a negative errno from the hotplug core.
  */
