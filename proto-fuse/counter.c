@@ -57,6 +57,7 @@
 
 #define RB_PAGES_IRQ	8	/* data pages for irq samples */
 #define TICK_NS		100000000ULL	/* fallback tick: 100ms */
+#define SIG_READS	4		/* signalfd reads a wakeup, see read_signals() */
 #define MAX_SETS	65000	/* fits the 16-bit index in epoll data */
 
 #define IDX_TIMER	0
@@ -679,15 +680,22 @@ static void kick_all(void)
 	tick_arm(again);
 }
 
-/* Overflow signals: each names the perf fd that overflowed. */
+/*
+ * Overflow signals: each names the perf fd that overflowed.  At most
+ * SIG_READS reads a wakeup: a counter with a tiny period (cpu_clock at
+ * period 1) raises signals faster than one thread reads them, and reading
+ * until the queue is empty, under pf_lock, would hold the lock forever and
+ * stall every open, read and release.  epoll reports the rest next round.
+ */
 static void read_signals(void)
 {
 	struct signalfd_siginfo si[16];
+	unsigned int reads = 0;
 	bool all = false;
 	ssize_t n;
 	int i;
 
-	while ((n = read(sigfd, si, sizeof(si))) > 0) {
+	while (reads++ < SIG_READS && (n = read(sigfd, si, sizeof(si))) > 0) {
 		for (i = 0; i < n / (ssize_t)sizeof(si[0]); i++) {
 			struct pf_file *f;
 			uint32_t fd = si[i].ssi_fd;
