@@ -4,7 +4,7 @@
 #   make check      install what is missing, build everything, run every
 #                   test stage: unit, FUSE suite, x86_64 and ppc64le
 #                   kernels in QEMU (scripts/check.sh)
-#   make check-STAGE  one stage: deps build unit fuse qemu-x86 qemu-ppc
+#   make check-STAGE  one stage: deps build unit fuse tools qemu-x86 qemu-ppc
 #   make bench      perfctrfs against perf_event_open(2), ratios in one run
 #   make install    daemon, tools, man pages, systemd unit (DESTDIR, PREFIX)
 
