@@ -1,0 +1,151 @@
+#!/bin/bash
+# The conformance suite (tests/bats) against the FUSE daemon run under a
+# checker, as root, on a private mount:
+#
+#   tests/stress/run-sanitized.sh asan       perfctrfs-fuse-asan (ASan+UBSan,
+#                                            LeakSanitizer at exit)
+#   tests/stress/run-sanitized.sh valgrind   perfctrfs-fuse under valgrind
+#                                            memcheck --leak-check=full
+#
+# Mounts the daemon the way tests/run-fuse.sh does (-f -o allow_other, the
+# same environment for the suite), runs `bats --tap tests/bats`, unmounts,
+# and turns the checker's logs into TAP lines of their own:
+#   ok - asan: 0 errors            (AddressSanitizer, UBSan, LeakSanitizer)
+#   ok - valgrind: 0 bytes definitely lost, 0 errors
+# The suite's own lines come first, numbered as bats numbered them; the
+# checker lines continue the count.  Exits non-zero on any failure.
+# BATS_FILTER is passed to bats --filter.  Progress goes to stderr.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+mode=${1:-asan}
+work= dpid= mnt=
+
+log() { echo "run-sanitized: $*" >&2; }
+abort() {
+	log "$*"
+	echo "1..1"
+	echo "not ok 1 - $mode suite setup: $*"
+	exit 1
+}
+mounted() { grep -qs " $1 fuse" /proc/self/mounts; }
+
+cleanup() {
+	if [ -n "$mnt" ] && mounted "$mnt"; then
+		timeout 10 fusermount3 -u "$mnt" 2>/dev/null ||
+			timeout 10 umount -l "$mnt" 2>/dev/null
+	fi
+	if [ -n "$dpid" ] && kill -0 "$dpid" 2>/dev/null; then
+		kill -TERM "$dpid" 2>/dev/null
+		sleep 2
+		kill -KILL "$dpid" 2>/dev/null
+	fi
+	[ -n "$work" ] && [ -z "${KEEP_WORK:-}" ] && rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+[ "$(id -u)" = 0 ] || abort "needs root (mounts with allow_other)"
+command -v bats >/dev/null || abort "bats not installed (scripts/deps.sh)"
+# perf_event_paranoid is per host and the suite sets it: one stage at a time
+exec 9> /tmp/perfctrfs-fuse-stage.lock
+flock -w 1800 9 || abort "another fuse stage holds /tmp/perfctrfs-fuse-stage.lock"
+
+make -s -C "$top/tests/helpers" >&2 || abort "make -C tests/helpers failed"
+work=$(mktemp -d /tmp/perfctrfs-san.XXXXXX) || abort "mktemp failed"
+mkdir -p "$work/mnt" "$work/tests/helpers" "$work/logs"
+cp -r "$top/tests/bats" "$work/tests/bats"
+cp -r "$top/tests/helpers/bin" "$work/tests/helpers/bin"
+chmod -R a+rX "$work"
+chmod 1777 "$work/logs"
+mnt=$work/mnt
+
+case $mode in
+asan)
+	make -s -C "$top/proto-fuse" SANITIZE=1 >&2 || abort "make SANITIZE=1 failed"
+	daemon=$top/proto-fuse/perfctrfs-fuse-asan
+	export ASAN_OPTIONS="detect_leaks=1:log_path=$work/logs/asan:abort_on_error=0"
+	export UBSAN_OPTIONS="print_stacktrace=1:log_path=$work/logs/ubsan"
+	cmd=("$daemon")
+	;;
+valgrind)
+	command -v valgrind >/dev/null || abort "valgrind not installed (scripts/deps.sh)"
+	make -s -C "$top/proto-fuse" >&2 || abort "make -C proto-fuse failed"
+	daemon=$top/proto-fuse/perfctrfs-fuse
+	cmd=(valgrind --tool=memcheck --leak-check=full
+	     --errors-for-leak-kinds=definite --error-exitcode=99
+	     --log-file="$work/logs/vg.%p" "$daemon")
+	;;
+*)
+	abort "unknown mode $mode (asan|valgrind)"
+	;;
+esac
+
+log "mounting ${cmd[*]} on $mnt"
+"${cmd[@]}" -f -o allow_other "$mnt" > "$work/daemon.log" 2>&1 9>&- &
+dpid=$!
+for i in $(seq 1 300); do
+	mounted "$mnt" && break
+	kill -0 "$dpid" 2>/dev/null || break
+	sleep 0.1
+done
+mounted "$mnt" || { cat "$work/daemon.log" >&2; abort "no mount within 30 s"; }
+
+export PERFCTR_MNT=$mnt PERFCTR_BACKEND=fuse PERFCTR_DAEMON_PID=$dpid
+export PERFCTR_HELPERS=$work/tests/helpers/bin PERFCTR_FUSE_BIN=$daemon
+filter=()
+[ -n "${BATS_FILTER:-}" ] && filter=(--filter "$BATS_FILTER")
+log "suite as root against the $mode daemon"
+# the checker's own environment is the daemon's, not the suite's
+(cd "$work" && env -u ASAN_OPTIONS -u UBSAN_OPTIONS timeout 1500 \
+	bats --tap "${filter[@]}" tests/bats 9>&-) > "$work/root.tap" 2> "$work/root.err"
+rc_suite=$?
+[ $rc_suite -ne 0 ] && tail -20 "$work/root.err" >&2
+grep -qE '^(not )?ok [0-9]+' "$work/root.tap" || { log "the suite printed no TAP"; rc_suite=1; }
+
+log "unmounting"
+timeout 10 fusermount3 -u "$mnt" || log "fusermount3 -u failed"
+rc_daemon=124
+for i in $(seq 1 600); do
+	if ! kill -0 "$dpid" 2>/dev/null; then
+		wait "$dpid"
+		rc_daemon=$?
+		dpid=
+		break
+	fi
+	sleep 0.1
+done
+
+n=$(grep -cE '^(not )?ok [0-9]+' "$work/root.tap")
+grep -vE '^1\.\.[0-9]+' "$work/root.tap"
+fail=0
+[ $rc_suite -eq 0 ] || fail=1
+case $mode in
+asan)
+	cat "$work"/logs/asan.* "$work"/logs/ubsan.* > "$work/checker.log" 2>/dev/null
+	errs=$(grep -cE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$work/checker.log")
+	leaks=$(sed -n 's/^SUMMARY: AddressSanitizer: \([0-9]*\) byte(s) leaked.*/\1/p' "$work/checker.log" | awk '{s += $1} END {print s + 0}')
+	line="asan: $errs errors, $leaks bytes leaked, daemon exit $rc_daemon"
+	ok=$([ "$errs" -eq 0 ] && [ $rc_daemon -eq 0 ] && echo ok)
+	;;
+valgrind)
+	cat "$work"/logs/vg.* > "$work/checker.log" 2>/dev/null
+	lost=$(sed -n 's/.*definitely lost: \([0-9,]*\) bytes.*/\1/p' "$work/checker.log" | tr -d , | awk '{s += $1} END {print s + 0}')
+	errs=$(sed -n 's/.*ERROR SUMMARY: \([0-9,]*\) errors.*/\1/p' "$work/checker.log" | tr -d , | awk '{s += $1} END {print s + 0}')
+	summaries=$(grep -c 'ERROR SUMMARY' "$work/checker.log")
+	line="valgrind: $lost bytes definitely lost, $errs errors, daemon exit $rc_daemon"
+	ok=$([ "$lost" -eq 0 ] && [ "$errs" -eq 0 ] && [ "$summaries" -ge 1 ] &&
+	     [ $rc_daemon -eq 0 ] && echo ok)
+	;;
+esac
+n=$((n + 1))
+if [ -n "$ok" ]; then
+	echo "ok $n - $line"
+else
+	echo "not ok $n - $line"
+	grep -m20 -E 'ERROR|runtime error|definitely|SUMMARY|Invalid|uninitialised' "$work/checker.log" | sed 's/^/# /'
+	tail -5 "$work/daemon.log" | sed 's/^/# daemon: /'
+	fail=1
+fi
+echo "1..$n"
+log "suite: exit $rc_suite, daemon: exit $rc_daemon"
+exit $fail
