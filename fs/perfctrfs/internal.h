@@ -71,7 +71,7 @@ static inline struct perfctrfs_node *perfctrfs_node(struct inode *inode)
 struct perfctrfs_mount_opts {
 	kuid_t uid;
 	kgid_t gid;
-	umode_t mode;		/* leaves; directories get its r bits as r-x */
+	umode_t mode;		/* leaves; directories r-x where it grants any */
 };
 
 struct perfctrfs_cat;		/* catalog.c: opaque */

@@ -16,6 +16,7 @@
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/path.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xattr.h>
@@ -69,6 +70,7 @@ static void perfctrfs_kunit_levels(struct kunit *test)
 {
 	struct perfctrfs_leaf *leaf;
 	struct dentry *d;
+	struct pid *pid1;
 
 	d = perfctrfs_kunit_walk(test, "all/task_clock/self/times/100ms");
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
@@ -92,7 +94,10 @@ static void perfctrfs_kunit_levels(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, leaf->cpu.cpu, 0U);
 	KUNIT_EXPECT_EQ(test, leaf->pid.kind, PERFCTRFS_PID_NUM);
 	KUNIT_EXPECT_EQ(test, leaf->pid.pid, 1U);
-	KUNIT_EXPECT_PTR_EQ(test, leaf->target, find_vpid(1));
+	rcu_read_lock();
+	pid1 = find_vpid(1);
+	rcu_read_unlock();
+	KUNIT_EXPECT_PTR_EQ(test, leaf->target, pid1);
 	KUNIT_EXPECT_EQ(test, leaf->period.value, 0ULL);
 	dput(d);
 }

@@ -9,8 +9,9 @@
  * stored: every directory and leaf is made on demand by dir.c.
  *
  * uid= and gid= own every inode.  mode= is the leaves' mode (default
- * 0666); directories get the read bits of it as r-x (0666 -> 0555,
- * 0660 -> 0550), so whoever may read a leaf may also reach it.
+ * 0666); directories get r-x for every class that has any right on the
+ * leaves (0666 -> 0555, 0660 -> 0550, 0600 -> 0500), so whoever may use
+ * a leaf may also reach it, as the FUSE daemon does.
  */
 #include <linux/fs.h>
 #include <linux/fs_context.h>
@@ -48,11 +49,16 @@ void perfctrfs_leaf_free(struct perfctrfs_node *node)
 		call_rcu(&node->rcu, perfctrfs_node_free_rcu);
 }
 
+/* r-x for every class (user, group, other) that has any right on leaves */
 static umode_t perfctrfs_dir_mode(umode_t leaf_mode)
 {
-	umode_t r = leaf_mode & 0444;
+	umode_t mode = S_IFDIR;
+	int shift;
 
-	return S_IFDIR | r | (r >> 2);
+	for (shift = 0; shift < 9; shift += 3)
+		if (leaf_mode & (07 << shift))
+			mode |= 05 << shift;
+	return mode;
 }
 
 /**
