@@ -34,6 +34,7 @@
 #include <linux/string.h>
 #include <linux/timer.h>
 #include <linux/uaccess.h>
+#include <linux/uio.h>
 #include "internal.h"
 
 /* 8 counts of up to 20 digits, two times, spaces and the newline */
@@ -185,22 +186,23 @@ static int perfctrfs_next(struct perfctrfs_open *o, bool peek)
 }
 
 /* Copy out of o->line; with @whole, only if the rest of it fits. */
-static ssize_t perfctrfs_copy(struct perfctrfs_open *o, char __user *buf,
-			      size_t count, bool whole)
+static ssize_t perfctrfs_copy(struct perfctrfs_open *o, struct iov_iter *to,
+			      bool whole)
 {
-	size_t n = min(count, o->len - o->pos);
+	size_t n = min(iov_iter_count(to), o->len - o->pos);
 
 	if (whole && n < o->len - o->pos)
 		return 0;
-	if (copy_to_user(buf, o->line + o->pos, n))
+	n = copy_to_iter(o->line + o->pos, n, to);
+	if (!n)
 		return -EFAULT;
 	o->pos += n;
 	return n;
 }
 
-static ssize_t perfctrfs_read_stream(struct file *file, char __user *buf,
-				     size_t count)
+static ssize_t perfctrfs_read_stream(struct kiocb *iocb, struct iov_iter *to)
 {
+	struct file *file = iocb->ki_filp;
 	struct perfctrfs_open *o = file->private_data;
 	ssize_t done = 0, n;
 	int gen, ret;
@@ -211,13 +213,13 @@ static ssize_t perfctrfs_read_stream(struct file *file, char __user *buf,
 		gen = atomic_read(&o->c.gen);
 		ret = 0;
 		/* Fill @buf with what is due, whole lines after the first. */
-		while (done < count) {
+		while (iov_iter_count(to)) {
 			if (o->pos == o->len) {
 				ret = perfctrfs_next(o, false);
 				if (ret <= 0)
 					break;
 			}
-			n = perfctrfs_copy(o, buf + done, count - done, done);
+			n = perfctrfs_copy(o, to, done);
 			if (n <= 0) {
 				ret = n;
 				break;
@@ -235,7 +237,8 @@ static ssize_t perfctrfs_read_stream(struct file *file, char __user *buf,
 			return 0;
 		if (ret < 0)
 			return ret;
-		if (file->f_flags & O_NONBLOCK)
+		if ((file->f_flags & O_NONBLOCK) ||
+		    (iocb->ki_flags & IOCB_NOWAIT))
 			return -EAGAIN;
 		if (wait_event_interruptible(o->c.wq,
 					     atomic_read(&o->c.gen) != gen))
@@ -243,19 +246,25 @@ static ssize_t perfctrfs_read_stream(struct file *file, char __user *buf,
 	}
 }
 
-static ssize_t perfctrfs_leaf_read(struct file *file, char __user *buf,
-				   size_t count, loff_t *ppos)
+/*
+ * read_iter rather than read, so that generic_file_splice_read() serves
+ * sendfile() and splice(), which busybox cat uses.
+ */
+static ssize_t perfctrfs_leaf_read_iter(struct kiocb *iocb,
+					struct iov_iter *to)
 {
-	struct perfctrfs_open *o = file->private_data;
-	ssize_t ret;
+	struct perfctrfs_open *o = iocb->ki_filp->private_data;
+	size_t n;
 	int err;
 
 	if (perfctrfs_is_stream(o->leaf))
-		return perfctrfs_read_stream(file, buf, count);
+		return perfctrfs_read_stream(iocb, to);
 
+	if (iocb->ki_pos < 0)
+		return -EINVAL;
 	if (mutex_lock_interruptible(&o->lock))
 		return -ERESTARTSYS;
-	if (*ppos == 0 || !o->have_line) {
+	if (iocb->ki_pos == 0 || !o->have_line) {
 		err = perfctrfs_snapshot(o);
 		if (err) {
 			mutex_unlock(&o->lock);
@@ -263,9 +272,18 @@ static ssize_t perfctrfs_leaf_read(struct file *file, char __user *buf,
 		}
 		o->have_line = true;
 	}
-	ret = simple_read_from_buffer(buf, count, ppos, o->line, o->len);
+	n = 0;
+	if (iocb->ki_pos < o->len) {
+		n = copy_to_iter(o->line + iocb->ki_pos,
+				 o->len - iocb->ki_pos, to);
+		if (!n && iov_iter_count(to)) {
+			mutex_unlock(&o->lock);
+			return -EFAULT;
+		}
+		iocb->ki_pos += n;
+	}
 	mutex_unlock(&o->lock);
-	return ret;
+	return n;
 }
 
 static long perfctrfs_control(struct perfctrfs_open *o, unsigned int cmd)
@@ -415,7 +433,8 @@ const struct file_operations perfctrfs_leaf_fops = {
 	.owner		= THIS_MODULE,
 	.open		= perfctrfs_leaf_open,
 	.release	= perfctrfs_leaf_release,
-	.read		= perfctrfs_leaf_read,
+	.read_iter	= perfctrfs_leaf_read_iter,
+	.splice_read	= generic_file_splice_read,
 	.write		= perfctrfs_leaf_write,
 	.poll		= perfctrfs_leaf_poll,
 	.unlocked_ioctl	= perfctrfs_leaf_ioctl,
