@@ -297,11 +297,13 @@ step initramfs make_initramfs
 if [ "$arch" = x86_64 ]; then
 	qemu=(qemu-system-x86_64 -accel tcg -m 1G -smp 2 -nodefaults -nographic
 		-no-reboot -monitor none -kernel "$kernel" -initrd "$initrd")
-	cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4"
+	cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 kunit.enable=1"
 else
 	qemu=(qemu-system-ppc64 -M pseries -cpu POWER9 -smp 2 -m 1G -nographic
 		-no-reboot -icount shift=0 -kernel "$kernel" -initrd "$initrd")
-	cmdline="console=hvc0 panic=-1 oops=panic loglevel=4 mitigations=off"
+	# allnoconfig turns KUNIT_DEFAULT_ENABLED off: kunit.enable=1 runs
+	# the suites at boot anyway.
+	cmdline="console=hvc0 panic=-1 oops=panic loglevel=4 mitigations=off kunit.enable=1"
 fi
 
 if [ $mode = shell ]; then
@@ -322,7 +324,7 @@ while IFS= read -r line; do
 		tb=$SECONDS
 		say "boot $((tb - t0))s"
 	fi
-done < <(timeout --foreground -k 10 "${QEMU_TIMEOUT:-1500}" \
+done < <(timeout -k 10 "${QEMU_TIMEOUT:-1500}" \
 	"${qemu[@]}" -append "$cmdline" < /dev/null 2>&1; echo "=== PCTR QEMU-EXIT $?")
 [ -n "$tb" ] || { tb=$t0; say "boot: init never started"; }
 say "suite $((SECONDS - tb))s"

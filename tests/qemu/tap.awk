@@ -46,6 +46,9 @@ BEGIN {
 
 {
 	sub(/\r$/, "")
+	# a marker may follow the rest of a kernel line on the console
+	if (match($0, /=== PCTR (BEGIN|END) /))
+		$0 = substr($0, RSTART)
 }
 
 /^=== PCTR BEGIN / {
