@@ -53,6 +53,9 @@ struct perfctrfs_rec {
  * @tail: next slot the (single, mutex-held) consumer reads
  * @lost: records dropped because @ring was full, not yet reported
  * @irq_total: sum of the periods of every overflow so far (irq type)
+ * @overflows: overflows so far, queued or dropped (irq type)
+ * @period: the irq sampling period, in the leader's count (irq type)
+ * @unsampled: periods already reported lost that perf never sampled
  */
 struct perfctrfs_counters {
 	unsigned int nr;
@@ -69,6 +72,9 @@ struct perfctrfs_counters {
 	unsigned long tail;
 	atomic_long_t lost;
 	atomic64_t irq_total;
+	atomic64_t overflows;
+	u64 period;
+	u64 unsampled;
 };
 
 /**
@@ -93,6 +99,7 @@ bool perfctrfs_counters_ended(struct perfctrfs_counters *c);
 void perfctrfs_counters_kick(struct perfctrfs_counters *c);
 bool perfctrfs_ring_pop(struct perfctrfs_counters *c, u64 *count, u64 *ip);
 bool perfctrfs_ring_ready(struct perfctrfs_counters *c);
+u64 perfctrfs_counters_unsampled(struct perfctrfs_counters *c);
 unsigned long perfctrfs_nr_counters(void);
 
 #endif /* _PERFCTRFS_COUNTER_H */

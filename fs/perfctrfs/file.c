@@ -141,6 +141,8 @@ static int perfctrfs_next(struct perfctrfs_open *o, bool peek)
 			return ended ? -ENODATA : 0;
 		}
 		lost = atomic_long_xchg(&o->c.lost, 0);
+		if (!lost && !perfctrfs_ring_ready(&o->c))
+			lost = perfctrfs_counters_unsampled(&o->c);
 		if (lost) {
 			o->len = scnprintf(o->line, sizeof(o->line),
 					   "lost %ld\n", lost);
