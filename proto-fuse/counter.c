@@ -47,6 +47,7 @@
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -101,6 +102,7 @@ struct pf_file {
 	bool group;
 	int timerfd, pidfd;
 	bool dead;			/* the target exited */
+	pid_t nopidfd_pid;		/* target watched by the tick: no pidfd */
 	bool final_done;		/* the line after its death was given */
 	bool tick;			/* a time interval elapsed */
 	uint64_t last;			/* leader count at the previous line */
@@ -129,6 +131,7 @@ static pthread_t loop_thread;
 static bool loop_started;
 static bool multiuser;
 static bool tick_armed;
+static bool warned_pidfd;		/* logged once: no pidfd_open here */
 static long page_size;
 
 long pf_perf_open(const void *attr, pid_t pid, int cpu, int group_fd,
@@ -647,8 +650,37 @@ static struct pf_file *file_by_key(uint64_t key)
 
 static bool needs_tick(const struct pf_file *f)
 {
-	return (f->waiters || f->ph) && f->type != PERFCTRFS_IRQ &&
-	       f->period.value && !f->period.is_time && !f->dead;
+	if (!(f->waiters || f->ph) || f->dead)
+		return false;
+	/* without a pidfd only the tick sees the target exit */
+	if (f->nopidfd_pid)
+		return true;
+	return f->type != PERFCTRFS_IRQ && f->period.value &&
+	       !f->period.is_time;
+}
+
+/*
+ * Has @pid exited (gone, or a zombie)?  Only where pidfd_open is missing
+ * (before 5.3, or under valgrind, which does not know the syscall).
+ */
+static bool pid_exited(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = 0;
+	/* "pid (comm) S ...": comm may hold spaces and parentheses */
+	p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
 }
 
 /* The tick runs only while some period-N reader waits. */
@@ -674,6 +706,9 @@ static void kick_all(void)
 	for (s = 0; s < nr_files_alloc; s++) {
 		if (!files[s] || !(files[s]->waiters || files[s]->ph))
 			continue;
+		if (files[s]->nopidfd_pid && !files[s]->dead &&
+		    pid_exited(files[s]->nopidfd_pid))
+			file_mark_dead(files[s]);
 		file_kick(files[s]);
 		again |= needs_tick(files[s]);
 	}
@@ -687,7 +722,7 @@ static void kick_all(void)
  * until the queue is empty, under pf_lock, would hold the lock forever and
  * stall every open, read and release.  epoll reports the rest next round.
  */
-static void read_signals(void)
+static bool read_signals(void)
 {
 	struct signalfd_siginfo si[16];
 	unsigned int reads = 0;
@@ -713,6 +748,7 @@ static void read_signals(void)
 	}
 	if (all)
 		kick_all();
+	return reads > SIG_READS;
 }
 
 static int fd_key_set(int fd, uint64_t key)
@@ -750,11 +786,14 @@ static int fd_async(int fd, uint64_t key)
 
 static void *pf_loop(void *arg)
 {
+	/* a signal storm: let the lock's waiters in before the next round */
+	const struct timespec backoff = { 0, 2000000 };
 	struct epoll_event evs[64];
 
 	(void)arg;
 	for (;;) {
 		int i, n = epoll_wait(epfd, evs, 64, -1);
+		bool storm = false;
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -772,7 +811,7 @@ static void *pf_loop(void *arg)
 					return NULL;
 				}
 				if ((key & 0xffff) == GLOBAL_SIG) {
-					read_signals();
+					storm |= read_signals();
 					continue;
 				}
 				if (read(tickfd, &v, sizeof(v)) < 0)
@@ -785,6 +824,8 @@ static void *pf_loop(void *arg)
 				file_service(f, key & 0xffff, evs[i].events);
 		}
 		pthread_mutex_unlock(&pf_lock);
+		if (storm)
+			nanosleep(&backoff, NULL);
 	}
 	return NULL;
 }
@@ -1280,6 +1321,14 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 			free(f->q);
 			free(f);
 			return -ENOENT;
+		}
+		if (f->pidfd < 0)
+			f->nopidfd_pid = t->pid.pid;
+		if (f->pidfd < 0 && !warned_pidfd) {
+			warned_pidfd = true;
+			pf_log(LOG_WARNING,
+			       "pidfd_open: %s: target exits are seen by the tick",
+			       strerror(errno));
 		}
 	}
 
