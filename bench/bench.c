@@ -1,0 +1,983 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench: what a perf counter costs through perfctrfs, side by side with
+ * perf_event_open(2) on the same event and with the transport's floor.
+ *
+ * Usage:
+ *   bench fuse   <mnt> <nullfs-mnt> <daemon-pid> [stream-seconds]
+ *   bench kernel <mnt> [stream-seconds]
+ *
+ * fuse: perfctrfs-fuse mounted at <mnt> (its pid for VmRSS), the floor is
+ * bench/nullfs mounted at <nullfs-mnt>.  kernel: perfctrfs mounted at
+ * <mnt> (in the QEMU guest), the floor is /proc/uptime (a one-line
+ * seq_file of 12-20 bytes, as long as a count line) and, for readdir, the
+ * /proc directory whose size is nearest a cpu directory's.
+ *
+ * Method: every path of one operation runs in the same process, pinned to
+ * one CPU, in rounds that alternate the order (A B C, C B A, ...), each
+ * round timing enough iterations for ~20 ms; the first round warms up and
+ * is dropped; the figure is the median over the rounds.
+ *
+ * Output: one tab-separated row per measurement on stdout:
+ *   R <op> <path> <value> <unit> <vs perf> <vs floor> <target>
+ * ("-" where a column does not apply); notes on stderr.  bench/run.sh turns
+ * the rows into the table.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ROUNDS		11	/* timed rounds, after one warm-up round */
+#define NCHILD		2000	/* live processes for the pid-level readdir */
+#define NSCALE		10000	/* leaves open at once */
+#define STREAM_REPS	3
+#define GROUP_EVENTS	"task_clock+page_faults+context_switches+cpu_migrations"
+
+static bool kernel_mode;
+static const char *mnt, *nullmnt;
+static int daemon_pid;
+static double stream_secs = 2.0;
+static double sample_ns = 20e6;	/* each round times ~20 ms of one path */
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* ------------------------------------------------------------ output */
+
+static void fmt_num(char *buf, size_t size, double v, const char *fmt)
+{
+	if (isnan(v))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, fmt, v);
+}
+
+/*
+ * One row.  @target describes the goal ("<=1.3x perf"), @met whether it
+ * was met (ignored when @target is NULL).
+ */
+static void emit(const char *op, const char *path, double value,
+		 const char *unit, double vs_perf, double vs_floor,
+		 const char *target, bool met)
+{
+	char v[32], p[32], f[32], t[96];
+
+	fmt_num(v, sizeof(v), value, value < 100 ? "%.2f" : "%.0f");
+	fmt_num(p, sizeof(p), vs_perf, "%.2f");
+	fmt_num(f, sizeof(f), vs_floor, "%.2f");
+	if (target)
+		snprintf(t, sizeof(t), "%s: %s", target, met ? "met" : "MISSED");
+	else
+		snprintf(t, sizeof(t), "-");
+	printf("R\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", op, path, v, unit, p, f, t);
+	fflush(stdout);
+}
+
+static void emit_err(const char *op, const char *path, int err)
+{
+	char why[96];
+
+	snprintf(why, sizeof(why), "failed: %s", strerror(err));
+	printf("R\t%s\t%s\t-\t-\t-\t-\t%s\n", op, path, why);
+	fflush(stdout);
+}
+
+/* ------------------------------------------------------------ perf */
+
+static int perf_open(uint32_t type, uint64_t config, pid_t pid, int group,
+		     uint64_t read_format)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = type;
+	a.config = config;
+	a.read_format = read_format;
+	return syscall(SYS_perf_event_open, &a, pid, -1, group,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+static int perf_task_clock(pid_t pid)
+{
+	return perf_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, pid, -1,
+			 0);
+}
+
+/* ------------------------------------------------------------ timing */
+
+typedef int (*op_fn)(void *arg);	/* one operation; 0 or an errno */
+
+#define CAND(n, f, a) { .name = (n), .fn = (f), .arg = (a) }
+
+struct cand {
+	const char *name;
+	op_fn fn;
+	void *arg;
+	long iters;
+	int err;
+	double s[ROUNDS];
+	double median;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	double t[64];
+
+	memcpy(t, v, n * sizeof(*v));
+	qsort(t, n, sizeof(*t), cmp_double);
+	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
+/* ns per op over @n ops, or -1 with c->err set */
+static double time_ops(struct cand *c, long n)
+{
+	double t0 = now_ns();
+	long i;
+
+	for (i = 0; i < n; i++) {
+		c->err = c->fn(c->arg);
+		if (c->err)
+			return -1;
+	}
+	return (now_ns() - t0) / n;
+}
+
+/*
+ * Enough iterations for one sample, found by doubling: whole runs are
+ * timed, so a coarse clock (a tinyconfig guest may count in jiffies) only
+ * makes the sample longer, never zero.
+ */
+static void calibrate(struct cand *c)
+{
+	long n = 1;
+	double t0, el;
+
+	for (;;) {
+		t0 = now_ns();
+		if (time_ops(c, n) < 0)
+			return;
+		el = now_ns() - t0;
+		if (el >= sample_ns / 4 || n >= 1L << 24)
+			break;
+		n *= 2;
+	}
+	c->iters = el > 0 ? n * sample_ns / el : n;
+	if (c->iters < 1)
+		c->iters = 1;
+}
+
+/* Time every candidate in alternating order; medians into c[i].median. */
+static void compare(struct cand *c, int nc)
+{
+	int r, k, i;
+
+	for (i = 0; i < nc; i++) {
+		c[i].err = c[i].fn ? 0 : ENOSYS;
+		c[i].median = NAN;
+		if (c[i].fn)
+			calibrate(&c[i]);
+	}
+	for (r = -1; r < ROUNDS; r++) {
+		for (k = 0; k < nc; k++) {
+			double t;
+
+			i = (r & 1) ? nc - 1 - k : k;
+			if (c[i].err)
+				continue;
+			t = time_ops(&c[i], c[i].iters);
+			if (t >= 0 && r >= 0)
+				c[i].s[r] = t;
+		}
+	}
+	for (i = 0; i < nc; i++)
+		if (!c[i].err)
+			c[i].median = median(c[i].s, ROUNDS);
+}
+
+/*
+ * Emit the rows of one compared operation: c[0] is perf (or NULL name when
+ * there is none), c[1] perfctrfs, c[2] the floor.  The target applies to
+ * perfctrfs against perf (@tgt_perf) or the floor (@tgt_floor), 0 = none.
+ */
+static void report(const char *op, struct cand *c, int nc, double tgt_perf,
+		   double tgt_floor)
+{
+	double perf = c[0].fn ? c[0].median : NAN;
+	double floor = nc > 2 ? c[2].median : NAN;
+	char tgt[64];
+	int i;
+
+	for (i = 0; i < nc; i++) {
+		double vp, vf;
+		const char *t = NULL;
+		bool met = false;
+
+		if (!c[i].fn)
+			continue;
+		if (c[i].err) {
+			emit_err(op, c[i].name, c[i].err);
+			continue;
+		}
+		vp = c[i].median / perf;
+		vf = c[i].median / floor;
+		if (i == 1 && tgt_perf > 0) {
+			snprintf(tgt, sizeof(tgt), "<=%.1fx perf", tgt_perf);
+			t = tgt;
+			met = vp <= tgt_perf;
+		} else if (i == 1 && tgt_floor > 0) {
+			snprintf(tgt, sizeof(tgt), "<=%.1fx floor", tgt_floor);
+			t = tgt;
+			met = vf <= tgt_floor;
+		}
+		emit(op, c[i].name, c[i].median, "ns/op", vp, vf, t, met);
+	}
+}
+
+/* ------------------------------------------------------------ operations */
+
+static char buf[4096];
+
+static int op_read(void *arg)
+{
+	int fd = *(int *)arg;
+
+	return read(fd, buf, sizeof(buf)) > 0 ? 0 : errno ? errno : EIO;
+}
+
+static int op_pread(void *arg)
+{
+	int fd = *(int *)arg;
+
+	return pread(fd, buf, sizeof(buf), 0) > 0 ? 0 : errno ? errno : EIO;
+}
+
+static int op_cold_file(void *arg)
+{
+	int fd = open(arg, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (read(fd, buf, sizeof(buf)) <= 0)
+		err = errno ? errno : EIO;
+	close(fd);
+	return err;
+}
+
+static int op_cold_perf(void *arg)
+{
+	int fd = perf_task_clock(0), err = 0;
+
+	(void)arg;
+	if (fd < 0)
+		return errno;
+	if (read(fd, buf, sizeof(buf)) <= 0)
+		err = errno ? errno : EIO;
+	close(fd);
+	return err;
+}
+
+static int count_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	errno = 0;
+	while ((e = readdir(d)))
+		n++;
+	if (errno) {
+		int err = errno;
+
+		closedir(d);
+		return -err;
+	}
+	closedir(d);
+	return n;
+}
+
+static int op_readdir(void *arg)
+{
+	int n = count_dir(arg);
+
+	return n < 0 ? -n : 0;
+}
+
+static void path_of(char *out, size_t size, const char *rel)
+{
+	snprintf(out, size, "%s/%s", mnt, rel);
+}
+
+/* ------------------------------------------------------------ 1-3 */
+
+static void bench_reads(void)
+{
+	char leaf[512], group[512], floorfile[512];
+	int pfd, lfd, ffd, gpfd, gfd, i, m[3];
+	static const uint64_t members[] = {
+		PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_CONTEXT_SWITCHES,
+		PERF_COUNT_SW_CPU_MIGRATIONS,
+	};
+
+	path_of(leaf, sizeof(leaf), "all/task_clock/self/simple/0");
+	path_of(group, sizeof(group), "all/" GROUP_EVENTS "/self/simple/0");
+	if (kernel_mode)
+		snprintf(floorfile, sizeof(floorfile), "/proc/uptime");
+	else
+		snprintf(floorfile, sizeof(floorfile), "%s/line", nullmnt);
+
+	pfd = perf_task_clock(0);
+	lfd = open(leaf, O_RDONLY | O_CLOEXEC);
+	ffd = open(floorfile, O_RDONLY | O_CLOEXEC);
+	if (pfd < 0 || ffd < 0)
+		die("perf_event_open or floor open");
+	if (lfd < 0) {
+		emit_err("hot read", "perfctrfs", errno);
+	} else {
+		struct cand c[3] = {
+			CAND("perf read()", op_read, &pfd),
+			CAND("perfctrfs pread()", op_pread, &lfd),
+			CAND(kernel_mode ? "floor pread(/proc/uptime)" :
+					"floor pread(nullfs)", op_pread, &ffd),
+		};
+
+		compare(c, 3);
+		report("1 hot read", c, 3, kernel_mode ? 1.3 : 0,
+		       kernel_mode ? 0 : 1.2);
+	}
+
+	{
+		struct cand c[3] = {
+			CAND("perf open+read+close", op_cold_perf, NULL),
+			CAND("perfctrfs open+read+close", op_cold_file, leaf),
+			CAND(kernel_mode ? "floor /proc/uptime" : "floor nullfs",
+			  op_cold_file, floorfile),
+		};
+
+		compare(c, 3);
+		report("2 cold", c, 3, kernel_mode ? 1.5 : 0,
+		       kernel_mode ? 0 : 1.2);
+	}
+
+	gpfd = perf_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, -1,
+			 PERF_FORMAT_GROUP);
+	if (gpfd < 0)
+		die("perf_event_open group leader");
+	for (i = 0; i < 3; i++) {
+		m[i] = perf_open(PERF_TYPE_SOFTWARE, members[i], 0, gpfd,
+				 PERF_FORMAT_GROUP);
+		if (m[i] < 0)
+			die("perf_event_open group member");
+	}
+	gfd = open(group, O_RDONLY | O_CLOEXEC);
+	if (gfd < 0) {
+		emit_err("3 group read", "perfctrfs", errno);
+	} else {
+		struct cand c[3] = {
+			CAND("perf read(GROUP)", op_read, &gpfd),
+			CAND("perfctrfs pread() of a+b+c+d", op_pread, &gfd),
+			CAND(kernel_mode ? "floor pread(/proc/uptime)" :
+					"floor pread(nullfs)", op_pread, &ffd),
+		};
+
+		compare(c, 3);
+		report("3 group read", c, 3, 0, 0);
+		close(gfd);
+	}
+	for (i = 0; i < 3; i++)
+		close(m[i]);
+	close(gpfd);
+	if (lfd >= 0)
+		close(lfd);
+	close(pfd);
+	close(ffd);
+}
+
+/* ------------------------------------------------------------ 4 */
+
+static pid_t children[NCHILD];
+static int nchildren;
+
+/* Sleeping children, killed by kill_children() or when we die. */
+static int spawn_children(int n)
+{
+	pid_t parent = getpid();
+
+	for (nchildren = 0; nchildren < n; nchildren++) {
+		pid_t p = fork();
+
+		if (p < 0)
+			return -errno;
+		if (p == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(0);
+			alarm(600);
+			for (;;)
+				pause();
+		}
+		children[nchildren] = p;
+	}
+	return 0;
+}
+
+static void kill_children(void)
+{
+	int i;
+
+	for (i = 0; i < nchildren; i++)
+		kill(children[i], SIGKILL);
+	for (i = 0; i < nchildren; i++)
+		waitpid(children[i], NULL, 0);
+	nchildren = 0;
+}
+
+/* The /proc directory whose entry count is nearest @want. */
+static const char *proc_dir_like(int want, int *got)
+{
+	static const char *const cands[] = {
+		"/proc/sys/kernel/random", "/proc/sys/fs", "/proc/sys/vm",
+		"/proc/sys/kernel", "/proc/self", "/proc/sys/net/core",
+		"/proc/sys/net/ipv4", "/proc/sys/fs/inotify", "/proc/sys/user",
+		"/proc/self/net", "/proc/tty", "/proc/sys/debug",
+	};
+	const char *best = "/proc/self";
+	int bestn = -1;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
+		int n = count_dir(cands[i]);
+
+		if (n <= 2)
+			continue;
+		if (bestn < 0 || abs(n - want) < abs(bestn - want)) {
+			best = cands[i];
+			bestn = n;
+		}
+	}
+	*got = bestn;
+	return best;
+}
+
+static void bench_readdir(void)
+{
+	char cpudir[512], piddir[512], fl[512], name[600], fname[600];
+	int n, nf, err;
+
+	path_of(cpudir, sizeof(cpudir), "0");
+	path_of(piddir, sizeof(piddir), "0/task_clock");
+	n = count_dir(cpudir);
+	if (n < 0) {
+		emit_err("4 readdir cpu dir", "perfctrfs", -n);
+		return;
+	}
+	if (kernel_mode) {
+		snprintf(fl, sizeof(fl), "%s", proc_dir_like(n, &nf));
+	} else {
+		snprintf(fl, sizeof(fl), "%s", nullmnt);
+		nf = count_dir(fl);
+	}
+	snprintf(name, sizeof(name), "perfctrfs ls 0/ (%d entries)", n);
+	snprintf(fname, sizeof(fname), "floor ls %s (%d entries)",
+		 kernel_mode ? fl : "nullfs /", nf);
+	{
+		struct cand c[3] = {
+			CAND("-", NULL, NULL),
+			CAND(name, op_readdir, cpudir),
+			CAND(fname, op_readdir, fl),
+		};
+
+		compare(c, 3);
+		report("4 readdir cpu dir", c, 3, 0, kernel_mode ? 2.0 : 0);
+	}
+
+	err = spawn_children(NCHILD);
+	if (err) {
+		fprintf(stderr, "bench: only %d children: %s\n", nchildren,
+			strerror(-err));
+	}
+	n = count_dir(piddir);
+	if (n < 0) {
+		emit_err("4 readdir pid level", "perfctrfs", -n);
+		kill_children();
+		return;
+	}
+	if (kernel_mode)
+		snprintf(fl, sizeof(fl), "/proc");
+	else
+		snprintf(fl, sizeof(fl), "%s/big", nullmnt);
+	nf = count_dir(fl);
+	snprintf(name, sizeof(name), "perfctrfs ls 0/task_clock/ (%d entries)",
+		 n);
+	snprintf(fname, sizeof(fname), "floor ls %s (%d entries)",
+		 kernel_mode ? "/proc" : "nullfs /big", nf);
+	{
+		struct cand c[3] = {
+			CAND("-", NULL, NULL),
+			CAND(name, op_readdir, piddir),
+			CAND(fname, op_readdir, fl),
+		};
+
+		compare(c, 3);
+		report("4 readdir pid level", c, 3, 0, 0);
+	}
+	kill_children();
+}
+
+/* ------------------------------------------------------------ 5 */
+
+static long meminfo_kb(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	size_t len = strlen(key);
+	long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':')
+			v = atol(line + len + 1);
+	fclose(f);
+	return v;
+}
+
+static long rss_kb(int pid)
+{
+	char path[64], line[256];
+	FILE *f;
+	long v = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			v = atol(line + 6);
+	fclose(f);
+	return v;
+}
+
+static int fds[NSCALE];
+
+struct scale {
+	int reached, err;
+	double per_open[3];	/* ns per open of batches to 100, 1k, 10k */
+	double per_close;
+	long slab_kb, rss_kb;	/* growth with everything open */
+};
+
+/* Open up to NSCALE counters through @open_one; time batches, then close. */
+static void scale_run(struct scale *s, int (*open_one)(void *), void *arg)
+{
+	static const int marks[3] = { 100, 1000, NSCALE };
+	long slab0, rss0 = 0;
+	double t0;
+	int i = 0, k;
+
+	memset(s, 0, sizeof(*s));
+	sync();
+	slab0 = meminfo_kb("Slab");
+	if (daemon_pid)
+		rss0 = rss_kb(daemon_pid);
+	for (k = 0; k < 3; k++) {
+		int from = i;
+
+		t0 = now_ns();
+		for (; i < marks[k]; i++) {
+			fds[i] = open_one(arg);
+			if (fds[i] < 0) {
+				s->err = errno;
+				break;
+			}
+		}
+		s->per_open[k] = i > from ? (now_ns() - t0) / (i - from) : NAN;
+		if (s->err)
+			break;
+	}
+	s->reached = i;
+	s->slab_kb = meminfo_kb("Slab") - slab0;
+	if (daemon_pid)
+		s->rss_kb = rss_kb(daemon_pid) - rss0;
+	t0 = now_ns();
+	for (k = 0; k < i; k++)
+		close(fds[k]);
+	s->per_close = i ? (now_ns() - t0) / i : NAN;
+}
+
+static int open_perf(void *arg)
+{
+	return perf_task_clock(*(pid_t *)arg);
+}
+
+static int open_leaf(void *arg)
+{
+	return open(arg, O_RDONLY | O_CLOEXEC);
+}
+
+static void bench_scale(void)
+{
+	static const char *const at[3] = { "open @100", "open @1000",
+					   "open @10000" };
+	struct scale p, f;
+	struct rlimit rl;
+	char leaf[512], rel[128], note[64];
+	double beyond;
+	pid_t sleeper;
+	int k;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max < NSCALE + 256)
+		rl.rlim_max = NSCALE + 256;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		fprintf(stderr, "bench: RLIMIT_NOFILE: %s\n", strerror(errno));
+	/*
+	 * Counters on a sleeping process: on ourselves, each context switch
+	 * would walk all 10,000 events and the open time would measure
+	 * perf's scheduler, not the filesystem.
+	 */
+	if (spawn_children(1))
+		die("fork");
+	sleeper = children[0];
+	snprintf(rel, sizeof(rel), "all/task_clock/%d/simple/0", (int)sleeper);
+	path_of(leaf, sizeof(leaf), rel);
+
+	scale_run(&p, open_perf, &sleeper);
+	scale_run(&f, open_leaf, leaf);
+	kill_children();
+
+	for (k = 0; k < 3; k++) {
+		if (!isnan(p.per_open[k]))
+			emit("5 scale", at[k], p.per_open[k], "ns/open perf",
+			     NAN, NAN, NULL, false);
+		if (!isnan(f.per_open[k]))
+			emit("5 scale", at[k], f.per_open[k],
+			     "ns/open perfctrfs", f.per_open[k] / p.per_open[k],
+			     NAN, k == 2 ? "flat: <=1.5x @100" : NULL,
+			     f.per_open[2] <= 1.5 * f.per_open[0]);
+	}
+	if (p.err || f.err) {
+		snprintf(note, sizeof(note), "perf %d, perfctrfs %d open",
+			 p.reached, f.reached);
+		emit_err("5 scale", note, f.err ? f.err : p.err);
+	}
+	emit("5 scale", "close all", p.per_close, "ns/close perf", NAN, NAN,
+	     NULL, false);
+	emit("5 scale", "close all", f.per_close, "ns/close perfctrfs",
+	     f.per_close / p.per_close, NAN, NULL, false);
+	if (!p.reached || !f.reached)
+		return;
+	emit("5 scale", "memory: perf (Slab)", p.slab_kb * 1024.0 / p.reached,
+	     "B/counter", NAN, NAN, NULL, false);
+	emit("5 scale", "memory: perfctrfs (Slab)",
+	     f.slab_kb * 1024.0 / f.reached, "B/counter", NAN, NAN, NULL,
+	     false);
+	if (kernel_mode) {
+		beyond = (double)f.slab_kb * 1024.0 / f.reached -
+			 (double)p.slab_kb * 1024.0 / p.reached;
+		emit("5 scale", "memory beyond perf (Slab)", beyond,
+		     "B/counter", NAN, NAN, "<=2048 B", beyond <= 2048);
+	} else {
+		beyond = f.rss_kb * 1024.0 / f.reached;
+		emit("5 scale", "memory beyond perf (daemon VmRSS)", beyond,
+		     "B/counter", NAN, NAN, "<=2048 B", beyond <= 2048);
+	}
+}
+
+/* ------------------------------------------------------------ 6 */
+
+static void pin(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/*
+ * A process that faults as fast as it can for stream_secs once @go is
+ * written, then writes how many pages it touched to @res and exits.
+ */
+static pid_t spawn_faulter(int *go, int *res, int cpu)
+{
+	int gp[2], rp[2];
+	pid_t p;
+
+	if (pipe(gp) || pipe(rp))
+		die("pipe");
+	p = fork();
+	if (p < 0)
+		die("fork");
+	if (p == 0) {
+		const size_t len = 1 << 20;
+		long pages = 0, ps = sysconf(_SC_PAGESIZE);
+		double end;
+		char c;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(gp[1]);
+		close(rp[0]);
+		pin(0, cpu);
+		if (read(gp[0], &c, 1) != 1)
+			_exit(1);
+		end = now_ns() + stream_secs * 1e9;
+		while (now_ns() < end) {
+			char *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			size_t off;
+
+			if (m == MAP_FAILED)
+				_exit(1);
+			for (off = 0; off < len; off += ps)
+				m[off] = 1;
+			munmap(m, len);
+			pages += len / ps;
+		}
+		if (write(rp[1], &pages, sizeof(pages)) != sizeof(pages))
+			_exit(1);
+		_exit(0);
+	}
+	close(gp[0]);
+	close(rp[1]);
+	*go = gp[1];
+	*res = rp[0];
+	return p;
+}
+
+struct reader {
+	int fd;
+	volatile bool stop;
+	long lines;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	char line[256];
+
+	while (!r->stop) {
+		struct pollfd pfd = { r->fd, POLLIN, 0 };
+		ssize_t n;
+
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		n = read(r->fd, line, sizeof(line));
+		if (n <= 0)
+			break;
+		r->lines++;
+	}
+	return NULL;
+}
+
+enum { S_NONE, S_READER, S_PERF, S_NCOND };
+
+static bool have_perf_tool(void)
+{
+	return !kernel_mode && !system("perf stat -e page-faults true "
+				       ">/dev/null 2>&1");
+}
+
+/* One run of the faulter under @cond; pages/s, and lines/s for a reader. */
+static double stream_once(int cond, bool perf_tool, double *lines_s,
+			  int *err)
+{
+	int go, res, status, pfd = -1, cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	pid_t p, tool = 0;
+	struct reader r = { -1, false, 0 };
+	pthread_t th;
+	char path[512], rel[128];
+	long pages = 0;
+	double t0, secs;
+
+	p = spawn_faulter(&go, &res, cpu);
+	if (cond == S_READER) {
+		snprintf(rel, sizeof(rel), "all/page_faults/%d/simple/1000",
+			 (int)p);
+		path_of(path, sizeof(path), rel);
+		r.fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (r.fd < 0) {
+			*err = errno;
+			kill(p, SIGKILL);
+			waitpid(p, NULL, 0);
+			close(go);
+			close(res);
+			return NAN;
+		}
+		pthread_create(&th, NULL, reader_main, &r);
+	} else if (cond == S_PERF && perf_tool) {
+		char pid[16];
+
+		snprintf(pid, sizeof(pid), "%d", (int)p);
+		tool = fork();
+		if (tool == 0) {
+			execlp("perf", "perf", "stat", "-e", "page-faults",
+			       "-x,", "-o", "/dev/null", "-p", pid, NULL);
+			_exit(127);
+		}
+		usleep(300000);	/* perf stat attaches */
+	} else if (cond == S_PERF) {
+		pfd = perf_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+				p, -1, 0);
+	}
+	t0 = now_ns();
+	if (write(go, "g", 1) != 1 ||
+	    read(res, &pages, sizeof(pages)) != sizeof(pages))
+		pages = 0;
+	secs = (now_ns() - t0) / 1e9;
+	waitpid(p, &status, 0);
+	if (cond == S_READER) {
+		r.stop = true;
+		pthread_join(th, NULL);
+		close(r.fd);
+		*lines_s = r.lines / secs;
+	}
+	if (tool) {
+		/* perf stat -p ends when its target does; bound it anyway */
+		int i;
+
+		for (i = 0; i < 50 && !waitpid(tool, NULL, WNOHANG); i++)
+			usleep(100000);
+		if (i == 50) {
+			kill(tool, SIGINT);
+			waitpid(tool, NULL, 0);
+		}
+	}
+	if (pfd >= 0)
+		close(pfd);
+	close(go);
+	close(res);
+	return pages / stream_secs;
+}
+
+static void bench_stream(void)
+{
+	double rate[S_NCOND][STREAM_REPS], lines[STREAM_REPS], m[S_NCOND];
+	double lm, slow_r, slow_p;
+	bool perf_tool = have_perf_tool();
+	const char *base = perf_tool ? "perf stat -e page-faults -p" :
+				       "perf_event_open, no reader";
+	int rep, c, err = 0;
+	char name[96];
+
+	for (rep = 0; rep < STREAM_REPS; rep++) {
+		for (c = 0; c < S_NCOND; c++) {
+			int cc = (rep & 1) ? S_NCOND - 1 - c : c;
+			double l = NAN;
+
+			rate[cc][rep] = stream_once(cc, perf_tool, &l, &err);
+			if (cc == S_READER)
+				lines[rep] = l;
+		}
+	}
+	for (c = 0; c < S_NCOND; c++)
+		m[c] = median(rate[c], STREAM_REPS);
+	if (err) {
+		emit_err("6 streaming", "perfctrfs simple/1000 reader", err);
+		return;
+	}
+	lm = median(lines, STREAM_REPS);
+	slow_r = 100.0 * (1 - m[S_READER] / m[S_NONE]);
+	slow_p = 100.0 * (1 - m[S_PERF] / m[S_NONE]);
+	emit("6 streaming", "target alone", m[S_NONE], "faults/s", NAN, NAN,
+	     NULL, false);
+	snprintf(name, sizeof(name), "target under %s", base);
+	emit("6 streaming", name, slow_p, "% slowdown", NAN, NAN, NULL, false);
+	emit("6 streaming", "target under simple/1000 reader", slow_r,
+	     "% slowdown", NAN, NAN, "<=perf+5 points", slow_r <= slow_p + 5);
+	emit("6 streaming", "simple/1000 reader", lm, "lines/s", NAN, NAN,
+	     NULL, false);
+}
+
+/* ------------------------------------------------------------ main */
+
+int main(int argc, char *argv[])
+{
+	int sarg;
+
+	if (argc >= 5 && !strcmp(argv[1], "fuse")) {
+		mnt = argv[2];
+		nullmnt = argv[3];
+		daemon_pid = atoi(argv[4]);
+		sarg = 5;
+	} else if (argc >= 3 && !strcmp(argv[1], "kernel")) {
+		kernel_mode = true;
+		mnt = argv[2];
+		sarg = 3;
+	} else {
+		fprintf(stderr,
+			"usage: %s fuse <mnt> <nullfs-mnt> <daemon-pid> [stream-s]\n"
+			"       %s kernel <mnt> [stream-s]\n", argv[0], argv[0]);
+		return 2;
+	}
+	if (argc > sarg)
+		stream_secs = atof(argv[sarg]);
+	if (!(stream_secs > 0 && stream_secs <= 10))
+		stream_secs = 2.0;
+	/* no stray SIGPIPE or zombie from a dying child */
+	signal(SIGPIPE, SIG_IGN);
+	pin(0, 0);
+	{
+		struct timespec res;
+
+		/* a coarse clock needs longer samples to resolve an op */
+		if (!clock_getres(CLOCK_MONOTONIC, &res) &&
+		    (res.tv_sec || res.tv_nsec > 1000))
+			sample_ns = 100e6;
+		fprintf(stderr, "bench: %s backend at %s, clock %ld ns\n",
+			kernel_mode ? "kernel" : "fuse", mnt,
+			(long)res.tv_nsec);
+	}
+	bench_reads();
+	fprintf(stderr, "bench: reads done\n");
+	bench_readdir();
+	fprintf(stderr, "bench: readdir done\n");
+	bench_scale();
+	fprintf(stderr, "bench: scale done\n");
+	/* the faulter takes the last CPU, we (the reader) the first */
+	bench_stream();
+	fprintf(stderr, "bench: streaming done\n");
+	return 0;
+}

@@ -1,0 +1,88 @@
+#!/bin/bash
+# Run bench/bench-static against the kernel perfctrfs inside QEMU TCG.
+#
+# Usage: bench/qemu-bench.sh OUT.tsv
+#
+# Reuses a kernel that tests/qemu/run.sh built (it has no hook to run
+# another program in the guest, and tests/qemu/ is not ours): the newest
+# bzImage of /var/cache/perfctrfs/x86_64-*/obj (run.sh's cache), else the
+# newest bzImage below /var/cache/perfctrfs whose .config has
+# CONFIG_PERFCTRFS=y; PERFCTRFS_BENCH_KERNEL names one explicitly.  Builds
+# its own small initramfs (busybox-static, bench-static, an /init that
+# mounts perfctrfs and runs the bench), boots it with -smp 2 -m 1G under
+# `timeout` (BENCH_QEMU_TIMEOUT, default 240 s) and writes bench's rows to
+# OUT.tsv; a line describing the guest goes to OUT's directory/guest.txt.
+# Exit 3 when there is no kernel to boot (nothing was measured).
+set -euo pipefail
+
+out=${1:?usage: $0 OUT.tsv}
+top=$(cd "$(dirname "$0")/.." && pwd)
+croot=${PERFCTRFS_CACHE:-/var/cache/perfctrfs}
+build=$top/build/bench
+say() { echo "bench-qemu: $*" >&2; }
+
+kernel=${PERFCTRFS_BENCH_KERNEL:-}
+if [ -z "$kernel" ]; then
+	kernel=$(ls -t "$croot"/x86_64-*/obj/arch/x86/boot/bzImage 2>/dev/null | head -n1 || true)
+fi
+if [ -z "$kernel" ]; then
+	for k in $(ls -t $(find "$croot" -maxdepth 8 -path '*/obj/arch/x86/boot/bzImage' 2>/dev/null) 2>/dev/null); do
+		if grep -qx 'CONFIG_PERFCTRFS=y' "${k%/arch/x86/boot/bzImage}/.config" 2>/dev/null; then
+			kernel=$k
+			break
+		fi
+	done
+fi
+if [ -z "$kernel" ] || [ ! -f "$kernel" ]; then
+	say "SKIP: no perfctrfs kernel built yet (run tests/qemu/run.sh x86_64 first)"
+	exit 3
+fi
+say "kernel $kernel ($(date -u -r "$kernel" '+%H:%M UTC'))"
+
+make -s -C "$top/bench" bench-static >&2
+root=$build/root
+rm -rf "$root"
+mkdir -p "$root"/{bin,proc,sys,dev,tmp,mnt/perfctr}
+cp /bin/busybox "$root/bin/busybox"
+for a in sh mount umount mkdir cat grep echo reboot sleep uname nproc sync; do
+	ln -s busybox "$root/bin/$a"
+done
+cp "$top/bench/bench-static" "$root/bin/bench"
+cat > "$root/init" <<'EOF'
+#!/bin/sh
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+echo 1 > /proc/sys/kernel/printk 2>/dev/null
+echo "=== BENCH GUEST $(uname -r), $(nproc) CPUs, $(grep -m1 MemTotal /proc/meminfo | tr -s ' ')"
+if mount -t perfctrfs perfctrfs /mnt/perfctr; then
+	echo "=== BENCH BEGIN"
+	bench kernel /mnt/perfctr 1 2>&1
+	echo "=== BENCH END rc=$?"
+	umount /mnt/perfctr
+else
+	echo "=== BENCH no perfctrfs mount"
+fi
+sync
+reboot -f
+EOF
+chmod 755 "$root/init"
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$build/initramfs.cpio.gz"
+
+log=$build/serial.log
+t0=$SECONDS
+timeout -k 10 "${BENCH_QEMU_TIMEOUT:-240}" qemu-system-x86_64 -accel tcg -m 1G -smp 2 \
+	-nodefaults -nographic -no-reboot -monitor none -serial stdio \
+	-kernel "$kernel" -initrd "$build/initramfs.cpio.gz" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=4" < /dev/null 2>&1 |
+	tr -d '\r' > "$log" || true
+say "guest ran $((SECONDS - t0)) s, log $log"
+grep '^=== BENCH GUEST' "$log" | sed 's/^=== BENCH GUEST /QEMU TCG guest: /' > "$(dirname "$out")/guest.txt" || true
+grep -P '^R\t' "$log" > "$out" || true
+grep -q '^=== BENCH END rc=0' "$log" || {
+	say "the guest bench did not finish; log tail:"
+	tail -n 30 "$log" >&2
+	exit 1
+}

@@ -1,0 +1,141 @@
+#!/bin/bash
+# make bench: perfctrfs against perf_event_open(2) and each transport's
+# floor, as ratios measured side by side in one process (bench/bench.c).
+#
+#   FUSE:   proto-fuse/perfctrfs-fuse and bench/nullfs (the do-nothing
+#           FUSE floor), both mounted here on temp dirs with the same
+#           options, bench run on this host.
+#   kernel: bench/qemu-bench.sh boots the cached perfctrfs kernel under
+#           QEMU TCG with bench-static in its own initramfs.
+#
+# Output: the table on stdout, the same in bench/results/latest.md (date,
+# machine, load), the ratios as a bar chart in bench/results/ratios.png.
+#
+# Environment: BENCH_SKIP=fuse|kernel skips one backend; BENCH_OPTS, the
+# mount options for both FUSE file systems (default -o allow_other).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+here=$top/bench
+res=$here/results
+work=$(mktemp -d /tmp/perfctrfs-bench.XXXXXX)
+mkdir -p "$res"
+say() { echo "bench: $*" >&2; }
+
+pf_pid= nf_pid=
+cleanup() {
+	local m
+	for m in "$work/pf" "$work/null"; do
+		mountpoint -q "$m" 2>/dev/null && { fusermount3 -u "$m" 2>/dev/null || umount -l "$m"; }
+	done
+	for p in $pf_pid $nf_pid; do kill -9 "$p" 2>/dev/null || true; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+say "building"
+make -s -C "$top/proto-fuse" >&2
+make -s -C "$here" >&2
+
+load_before=$(uptime)
+t0=$SECONDS
+rows=$work/rows.tsv
+: > "$rows"
+
+# wait_mount DIR PID: until DIR is a mount point, 10 s at most
+wait_mount() {
+	local i
+	for i in $(seq 100); do
+		mountpoint -q "$1" && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+run_fuse() {
+	local opts=${BENCH_OPTS--o allow_other} n
+	# 10,000 counters open at once, in the daemon and in bench
+	ulimit -Hn 65536 2>/dev/null || true
+	ulimit -n "$(ulimit -Hn)"
+	say "fuse: RLIMIT_NOFILE $(ulimit -n) for the daemon and bench"
+	mkdir -p "$work/pf" "$work/null"
+	# shellcheck disable=SC2086
+	"$top/proto-fuse/perfctrfs-fuse" -f $opts "$work/pf" 2> "$work/pf.log" &
+	pf_pid=$!
+	wait_mount "$work/pf" "$pf_pid" || { cat "$work/pf.log" >&2; say "perfctrfs-fuse did not mount"; return 1; }
+	# the floor's root lists as many names as a cpu directory
+	n=$(ls "$work/pf/0" | wc -l)
+	# shellcheck disable=SC2086
+	NULLFS_ENTRIES=$((n > 2 ? n - 2 : 0)) NULLFS_BIG=2002 \
+		"$here/nullfs" -f $opts "$work/null" 2> "$work/null.log" &
+	nf_pid=$!
+	wait_mount "$work/null" "$nf_pid" || { cat "$work/null.log" >&2; say "nullfs did not mount"; return 1; }
+	say "fuse: perfctrfs-fuse (pid $pf_pid) and nullfs (pid $nf_pid) mounted $opts"
+	timeout -k 5 240 "$here/bench" fuse "$work/pf" "$work/null" "$pf_pid" 2 |
+		sed 's/^R\t/fuse\t/' >> "$rows"
+	fusermount3 -u "$work/pf" || umount -l "$work/pf"
+	fusermount3 -u "$work/null" || umount -l "$work/null"
+	# a daemon that outlives its mount is ours to stop
+	kill -9 "$pf_pid" "$nf_pid" 2>/dev/null || true
+	wait "$pf_pid" "$nf_pid" 2>/dev/null || true
+	pf_pid= nf_pid=
+}
+
+if [ "${BENCH_SKIP:-}" != fuse ]; then
+	run_fuse || say "FUSE bench failed"
+fi
+if [ "${BENCH_SKIP:-}" != kernel ]; then
+	"$here/qemu-bench.sh" "$work/kernel.tsv" || say "kernel bench failed or skipped (above)"
+	[ -f "$work/kernel.tsv" ] && sed 's/^R\t/kernel\t/' "$work/kernel.tsv" >> "$rows"
+fi
+load_after=$(uptime)
+
+# ---------------------------------------------------------------- table
+md=$res/latest.md
+{
+	echo "# perfctrfs bench: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo
+	echo "- machine: $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+	echo "- kernel guest: $(cat "$work/guest.txt" 2>/dev/null || echo 'not run')"
+	echo "- load before: ${load_before#*load average: }; after: ${load_after#*load average: }; bench took $((SECONDS - t0)) s"
+	echo "- method: one process, pinned to CPU 0, paths interleaved (A B C, C B A), 11 rounds of ~20 ms each after a warm-up, median"
+	echo "- floors: FUSE = bench/nullfs (same libfuse, same options, a 20-byte line); kernel = /proc/uptime (a one-line seq_file); readdir = nullfs root / nullfs /big, or the /proc directory nearest in size and /proc"
+	echo
+	echo "| backend | operation | path | median | unit | vs perf | vs floor | target |"
+	echo "|---|---|---|---:|---|---:|---:|---|"
+	awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$rows"
+} > "$md"
+cat "$md"
+
+# ---------------------------------------------------------------- chart
+png=$res/ratios.png
+if command -v gnuplot > /dev/null; then
+	awk -F'\t' '$5 == "ns/op" && ($6 != "-" || $7 != "-") && $3 ~ /^perfctrfs/ {
+		label = $1 " " substr($2, 3)
+		printf "\"%s\" %s %s\n", label, ($6 == "-" ? "NaN" : $6), ($7 == "-" ? "NaN" : $7)
+	}' "$rows" > "$work/ratios.dat"
+	if [ -s "$work/ratios.dat" ]; then
+		gnuplot <<-EOF
+		set terminal pngcairo size 1000,560 font "DejaVu Sans,11" noenhanced
+		set output "$png"
+		set title "perfctrfs cost as a ratio (median ns/op; lower is better)"
+		set style data histograms
+		set style histogram clustered gap 1
+		set style fill solid 0.85 border -1
+		set boxwidth 0.9
+		set ylabel "ratio"
+		set yrange [0:*]
+		set grid ytics
+		set xtics rotate by -25 left
+		set key top left
+		set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "black"
+		plot "$work/ratios.dat" using 2:xtic(1) title "vs perf_event_open(2)" lc rgb "#4477aa", \
+		     "" using 3 title "vs transport floor" lc rgb "#ee7733"
+		EOF
+		say "chart: $png"
+	fi
+else
+	say "gnuplot missing (apt-get install gnuplot-nox): no chart"
+fi
+say "table: $md"
