@@ -342,9 +342,10 @@ static long perfctrfs_leaf_ioctl(struct file *file, unsigned int cmd,
 	case PERF_EVENT_IOC_ENABLE:
 	case PERF_EVENT_IOC_DISABLE:
 	case PERF_EVENT_IOC_RESET:
-		/* Control is for a leaf opened to write, as write() is. */
-		if (!(file->f_mode & FMODE_WRITE))
-			return -EBADF;
+		/*
+		 * As on a perf fd, whatever the open mode: the counter is the
+		 * opener's own, no one else's.
+		 */
 		return perfctrfs_control(file->private_data, cmd);
 	default:
 		return -ENOTTY;
