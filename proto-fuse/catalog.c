@@ -466,12 +466,13 @@ static const struct {
 
 /*
  * A short phrase for a builtin.  Cache events are composed from their
- * three words; the strings live as long as the daemon.
+ * three words; the strings live until pf_catalog_exit().
  */
+static char *composed[64];
+static unsigned int nr_composed;
+
 const char *pf_builtin_description(const char *name)
 {
-	static char *composed[64];
-	static unsigned int nr_composed;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(descriptions); i++)
@@ -554,4 +555,8 @@ void pf_catalog_exit(void)
 	free((void *)pf_catalog.pmus);
 	pf_catalog.pmus = NULL;
 	pf_catalog.nr_pmus = 0;
+	/* freed at exit so that a leak checker sees a clean exit */
+	for (i = 0; i < nr_composed; i++)
+		free(composed[i]);
+	nr_composed = 0;
 }
