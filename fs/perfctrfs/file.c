@@ -4,9 +4,8 @@
  *
  * Period 0 is a seekable snapshot: a read at offset 0 makes a fresh line,
  * reads further on return the rest of it, so pread(0) is always fresh.
- * Every other leaf is a stream (stream_open(): no pread, no seek) whose
- * reads return the next line once it is due, and the buffered rest of a
- * line first:
+ * Every other leaf is a stream, whatever the offset, whose reads return
+ * the next line once it is due, and the buffered rest of a line first:
  *
  *  - a count period N: due once the leader counted N more since the last
  *    line.  The leader samples every N events; its overflow kicks the
@@ -227,6 +226,7 @@ static ssize_t perfctrfs_read_stream(struct kiocb *iocb, struct iov_iter *to)
 				break;
 			}
 			done += n;
+			iocb->ki_pos += n;
 			/* One line of simple/times per read, as perf stat -I. */
 			if (o->leaf->type != PERFCTRFS_IRQ && o->pos == o->len)
 				break;
@@ -394,8 +394,11 @@ static int perfctrfs_leaf_open(struct inode *inode, struct file *file)
 		return err;
 	}
 
+	/*
+	 * Streams stay "seekable" (they ignore the offset): sendfile() and
+	 * splice, which busybox cat uses, refuse a file without FMODE_LSEEK.
+	 */
 	if (perfctrfs_is_stream(leaf)) {
-		stream_open(inode, file);
 		if (leaf->type != PERFCTRFS_IRQ && leaf->period.is_time) {
 			hrtimer_init(&o->timer, CLOCK_MONOTONIC,
 				     HRTIMER_MODE_REL);
