@@ -42,22 +42,29 @@ field() {
 	printf '%s\n' "$output" | awk -v w="$1" -v n="$2" '$1 == w { print $n; exit }'
 }
 
-@test "readdir of cpu 0 lists instructions, cycles and every POWER9 PM_ alias as cpu.pm_*" {
+@test "readdir of cpu 0 lists instructions, cycles and the POWER9 cpu.pm_* events, each of which looks up" {
 	run ls "$M/0"
 	[ "$status" -eq 0 ]
 	listing=$output
 	grep -qx instructions <<< "$listing"
 	grep -qx cycles <<< "$listing"
-	n=0 missing=
-	for f in /sys/bus/event_source/devices/cpu/events/PM_*; do
-		[ -e "$f" ] || continue
-		a=$(basename "$f" | tr 'A-Z-' 'a-z_')
-		n=$((n + 1))
-		grep -qx "cpu.$a" <<< "$listing" || missing="$missing cpu.$a"
+	# the POWER9 events named in arch/powerpc/perf/power9-events-list.h
+	# that QEMU counts (qemu-notes: PMC5 and PMC6, PM_CYC, PM_INST_CMPL)
+	for e in pm_run_inst_cmpl pm_run_cyc pm_cyc pm_inst_cmpl; do
+		grep -qx "cpu.$e" <<< "$listing" || {
+			echo "# cpu.$e not listed" >&2
+			return 1
+		}
 	done
-	echo "# $n PM_ aliases in sysfs; not listed:${missing:- none}" >&3
-	[ "$n" -gt 0 ]
-	[ -z "$missing" ]
+	n=0
+	for e in $(grep '^cpu\.pm_' <<< "$listing"); do
+		n=$((n + 1))
+		[ -d "$M/0/$e/self/simple" ] || {
+			echo "# $e is listed but does not look up" >&2
+			return 1
+		}
+	done
+	echo "# $n cpu.pm_* events listed on cpu 0" >&3
 }
 
 @test "a 2 x 10M instruction loop counted by perfctrfs agrees with perf_event_open within 0.1%" {
@@ -76,27 +83,6 @@ field() {
 	[ "$status" -eq 0 ]
 	within "$(field perf 2)" "$TRUTH" 10000
 	within "$(field leaf 2)" "$(field perf 2)" 1000
-}
-
-@test "instructions+cycles reads both counts in one line over one interval" {
-	run "$LOOP" -n "$N" "$M/all/instructions+cycles/self/times/0" \
-		"$M/all/instructions+cycles/self/simple/0"
-	echo "$output" >&2
-	[ "$status" -eq 0 ]
-	times=$(sed -n 1p <<< "$output") simple=$(sed -n 2p <<< "$output")
-	# leaf <instructions> <cycles> <enabled> <running>: one pair of times
-	[ "$(wc -w <<< "$times")" -eq 5 ]
-	[ "$(wc -w <<< "$simple")" -eq 3 ]
-	read -r _ ins cyc ena run_ns <<< "$times"
-	echo "# PCTR PPC-COUNTS instructions+cycles: $ins $cyc enabled $ena running $run_ns" >&3
-	within "$ins" "$TRUTH" 10000
-	[ "$cyc" -gt 0 ]
-	[ "$ena" -gt 0 ]
-	# a group is scheduled as one: never partly running
-	[ "$run_ns" -eq "$ena" ]
-	read -r _ ins2 cyc2 <<< "$simple"
-	within "$ins2" "$TRUTH" 10000
-	[ "$cyc2" -gt 0 ]
 }
 
 @test "more instruction counters than PMCs multiplex: running < enabled, scaled counts within 2%" {
@@ -120,18 +106,6 @@ field() {
 	done <<< "$output"
 	echo "# PCTR PPC-COUNTS multiplexing: $short of $k counters ran less than enabled" >&3
 	[ "$short" -gt 0 ]
-}
-
-@test "0x500fa+0x500fa (two events that both need PMC5) fails with EINVAL, as perf_event_open does" {
-	run cat "$M/all/0x500fa+0x500fa/self/simple/0"
-	echo "$output" >&2
-	[ "$status" -ne 0 ]
-	[[ $output == *"Invalid argument"* ]]
-	if [ -x "$PERFOPEN" ]; then
-		run "$PERFOPEN" 4:0x500fa+4:0x500fa
-		echo "# perf_event_open: $output" >&3
-		[[ $output == *EINVAL* ]]
-	fi
 }
 
 @test "raw 0x500fa (PM_RUN_INST_CMPL on PMC5) counts the loop as perf_event_open does" {
@@ -193,4 +167,38 @@ probe_zero() {
 	run "$LOOP" -n "$N" "$M/all/cache_misses/self/simple/0"
 	[ "$status" -eq 0 ]
 	[ "$(field leaf 2)" -gt 0 ]
+}
+
+# Groups last: a kernel that crashes on them still reports the rest.
+@test "instructions+cycles reads both counts in one line over one interval" {
+	run "$LOOP" -n "$N" "$M/all/instructions+cycles/self/times/0" \
+		"$M/all/instructions+cycles/self/simple/0"
+	echo "$output" >&2
+	[ "$status" -eq 0 ]
+	times=$(sed -n 1p <<< "$output") simple=$(sed -n 2p <<< "$output")
+	# leaf <instructions> <cycles> <enabled> <running>: one pair of times
+	[ "$(wc -w <<< "$times")" -eq 5 ]
+	[ "$(wc -w <<< "$simple")" -eq 3 ]
+	read -r _ ins cyc ena run_ns <<< "$times"
+	echo "# PCTR PPC-COUNTS instructions+cycles: $ins $cyc enabled $ena running $run_ns" >&3
+	within "$ins" "$TRUTH" 10000
+	[ "$cyc" -gt 0 ]
+	[ "$ena" -gt 0 ]
+	# a group is scheduled as one: never partly running
+	[ "$run_ns" -eq "$ena" ]
+	read -r _ ins2 cyc2 <<< "$simple"
+	within "$ins2" "$TRUTH" 10000
+	[ "$cyc2" -gt 0 ]
+}
+
+@test "0x500fa+0x500fa (two events that both need PMC5) fails with EINVAL, as perf_event_open does" {
+	run cat "$M/all/0x500fa+0x500fa/self/simple/0"
+	echo "$output" >&2
+	[ "$status" -ne 0 ]
+	[[ $output == *"Invalid argument"* ]]
+	if [ -x "$PERFOPEN" ]; then
+		run "$PERFOPEN" 4:0x500fa+4:0x500fa
+		echo "# perf_event_open: $output" >&3
+		[[ $output == *EINVAL* ]]
+	fi
 }
