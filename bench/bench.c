@@ -618,6 +618,10 @@ static void scale_run(struct scale *s, int (*open_one)(void *), void *arg)
 	int i = 0, k;
 
 	memset(s, 0, sizeof(*s));
+	/* the first counter on a task sets up its perf context: not ours */
+	fds[0] = open_one(arg);
+	if (fds[0] >= 0)
+		close(fds[0]);
 	sync();
 	slab0 = meminfo_kb("Slab");
 	if (daemon_pid)

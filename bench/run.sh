@@ -119,16 +119,20 @@ if command -v gnuplot > /dev/null; then
 		gnuplot <<-EOF
 		set terminal pngcairo size 1000,560 font "DejaVu Sans,11" noenhanced
 		set output "$png"
-		set title "perfctrfs cost as a ratio (median ns/op; lower is better)"
+		set title "perfctrfs cost as a ratio, log scale (median ns/op; lower is better; dashed: 1.0)"
 		set style data histograms
 		set style histogram clustered gap 1
 		set style fill solid 0.85 border -1
 		set boxwidth 0.9
 		set ylabel "ratio"
-		set yrange [0:*]
+		set logscale y
+		set yrange [0.2:*]
+		set ytics (0.25, 0.5, 1, 1.2, 1.5, 2, 5, 10, 20, 50, 100)
 		set grid ytics
+		set bmargin 7
+		set rmargin 12
 		set xtics rotate by -25 left
-		set key top left
+		set key top right
 		set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "black"
 		plot "$work/ratios.dat" using 2:xtic(1) title "vs perf_event_open(2)" lc rgb "#4477aa", \
 		     "" using 3 title "vs transport floor" lc rgb "#ee7733"
