@@ -79,7 +79,8 @@ timeout -k 10 "${BENCH_QEMU_TIMEOUT:-240}" qemu-system-x86_64 -accel tcg -m 1G -
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=4" < /dev/null 2>&1 |
 	tr -d '\r' > "$log" || true
 say "guest ran $((SECONDS - t0)) s, log $log"
-grep '^=== BENCH GUEST' "$log" | sed 's/^=== BENCH GUEST /QEMU TCG guest: /' > "$(dirname "$out")/guest.txt" || true
+{ grep '^=== BENCH GUEST' "$log" | sed 's/^=== BENCH GUEST /QEMU TCG guest: /' | tr -d '\n'
+  echo ", kernel $kernel (built $(date -u -r "$kernel" '+%H:%M UTC'))"; } > "$(dirname "$out")/guest.txt" || true
 grep -P '^R\t' "$log" > "$out" || true
 grep -q '^=== BENCH END rc=0' "$log" || {
 	say "the guest bench did not finish; log tail:"
