@@ -23,7 +23,7 @@
 # the project's files linked in (re-pointed at this clone on every run), obj/
 # the out-of-tree build, so a rebuild after an edit takes seconds.
 #
-# Environment: QEMU_TIMEOUT (seconds for the whole guest run, default 1500),
+# Environment: QEMU_TIMEOUT (seconds for the whole guest run, default 2400),
 # JOBS (make -j, default 2).
 set -euo pipefail
 
@@ -324,7 +324,7 @@ while IFS= read -r line; do
 		tb=$SECONDS
 		say "boot $((tb - t0))s"
 	fi
-done < <(timeout -k 10 "${QEMU_TIMEOUT:-1500}" \
+done < <(timeout -k 10 "${QEMU_TIMEOUT:-2400}" \
 	"${qemu[@]}" -append "$cmdline" < /dev/null 2>&1; echo "=== PCTR QEMU-EXIT $?")
 [ -n "$tb" ] || { tb=$t0; say "boot: init never started"; }
 say "suite $((SECONDS - tb))s"
