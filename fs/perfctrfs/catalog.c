@@ -18,6 +18,7 @@
 #include <linux/bitmap.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/cred.h>
 #include <linux/device.h>
 #include <linux/gfp.h>
 #include <linux/mutex.h>
@@ -52,6 +53,14 @@ struct perfctrfs_cat {
 	struct mutex lock;			/* guards cache[] */
 	struct perfctrfs_probe_cache *cache;	/* nr_cpu_ids + 1: the last is "all" */
 };
+
+/*
+ * Probes run with the kernel's credentials: a CPU-wide kernel counter still
+ * passes perf_allow_cpu() against current's, and a lookup must never
+ * depend on who looks (an unprivileged ls of <cpu>/ at paranoid > 0 would
+ * otherwise see nothing, and cache that for everyone).
+ */
+static const struct cred *perfctrfs_probe_cred;
 
 /* Bumped whenever a CPU comes or goes: probe caches older than it are stale. */
 static atomic_t perfctrfs_hp_gen = ATOMIC_INIT(0);
@@ -108,22 +117,23 @@ static int perfctrfs_probe_one(const struct perfctrfs_cpu *cpu,
  * @spec: the parsed event level
  *
  * Each member is probed alone: whether the PMU can schedule them together
- * is perf's answer at open, with perf's errno.  Process context.
+ * is perf's answer at open, with perf's errno.  The caller's privilege
+ * plays no part.  Process context.
  *
  * Return: 0 when every member can be counted, else -ENOENT.
  */
 int perfctrfs_probe_spec(const struct perfctrfs_cpu *cpu,
 			 const struct perfctrfs_event_spec *spec)
 {
+	const struct cred *old;
 	unsigned int i;
-	int ret;
+	int ret = 0;
 
-	for (i = 0; i < spec->nr; i++) {
+	old = override_creds(perfctrfs_probe_cred);
+	for (i = 0; i < spec->nr && !ret; i++)
 		ret = perfctrfs_probe_one(cpu, &spec->ev[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	revert_creds(old);
+	return ret;
 }
 
 static struct bus_type *perfctrfs_pmu_bus(void)
@@ -632,6 +642,9 @@ int perfctrfs_catalog_init(void)
 {
 	int ret;
 
+	perfctrfs_probe_cred = prepare_kernel_cred(NULL);
+	if (!perfctrfs_probe_cred)
+		return -ENOMEM;
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
 					"fs/perfctrfs:online",
 					perfctrfs_cpu_changed,
