@@ -4,11 +4,13 @@
 #   make check      install what is missing, build everything, run every
 #                   test stage: unit, FUSE suite, x86_64 and ppc64le
 #                   kernels in QEMU (scripts/check.sh)
-#   make check-STAGE  one stage: deps build unit fuse tools qemu-x86 qemu-ppc
+#   make check-STAGE  one stage: deps build unit fuse tools hardening
+#                   qemu-x86 qemu-ppc
+#   make fuzz       libFuzzer over the grammar and the daemon (FUZZ_SECONDS)
 #   make bench      perfctrfs against perf_event_open(2), ratios in one run
 #   make install    daemon, tools, man pages, systemd unit (DESTDIR, PREFIX)
 
-.PHONY: all check bench install uninstall clean
+.PHONY: all check bench fuzz install uninstall clean
 all:
 	$(MAKE) -C tests/unit
 	$(MAKE) -C proto-fuse
@@ -21,6 +23,9 @@ check-%:
 
 bench: all
 	bench/run.sh
+
+fuzz:
+	$(MAKE) -C fuzz fuzz
 
 install uninstall:
 	$(MAKE) -C packaging $@

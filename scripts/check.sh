@@ -20,10 +20,11 @@ declare -A cmd=(
 	[unit]="make -s -C tests/unit check"
 	[fuse]="tests/run-fuse.sh"
 	[tools]="tests/tools/run.sh"
+	[hardening]="tests/stress/run.sh"
 	[qemu-x86]="tests/qemu/run.sh x86_64"
 	[qemu-ppc]="tests/qemu/run.sh ppc64le"
 )
-order=(deps build unit fuse tools qemu-x86 qemu-ppc)
+order=(deps build unit fuse tools hardening qemu-x86 qemu-ppc)
 [ $# -gt 0 ] && order=("$@")
 
 pass=0 fail=0 skip=0 bad_stages=()
