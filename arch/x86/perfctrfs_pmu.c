@@ -103,8 +103,11 @@ static void perfctrfs_x86_terms(u64 config, char *buf)
 {
 	u64 event = (config & ARCH_PERFMON_EVENTSEL_EVENT) |
 		    ((config & AMD64_EVENTSEL_EVENT) >> 24);
+	ssize_t len = x86_event_sysfs_show(buf, config, event);
 
-	x86_event_sysfs_show(buf, config, event);
+	/* sysfs ends the line with '\n'; terms are the line's text only */
+	if (len > 0 && buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
 }
 
 static int perfctrfs_x86_emit_table(const struct perfctrfs_x86_event *tab,
