@@ -463,11 +463,11 @@ static const struct perfctrfs_x86_terms_case perfctrfs_x86_terms_cases[] = {
 	{ 0xff60, "event=0x60,umask=0xff", "AMD Fam17h cache-references" },
 	{ 0x0964, "event=0x64,umask=0x09", "AMD Fam17h cache-misses" },
 	/*
-	 * Zen 4 ref-cycles, PMCx120: event bits 32-35 join the select
-	 * ("perf/x86/amd/core: Add ref-cycles event for Zen 4 and later",
-	 * linux-kernel, 2024-03-25).
+	 * Zen 4 ref-cycles 0x100000120 ("perf/x86/amd/core: Add ref-cycles
+	 * event for Zen 4 and later", linux-kernel, 2024-03-25): event
+	 * bits 32-35 join the select, PMCx120, and bits 8-15 are umask 1.
 	 */
-	{ 0x100000120ULL, "event=0x120", "AMD Zen 4 ref-cycles" },
+	{ 0x100000120ULL, "event=0x120,umask=0x01", "AMD Zen 4 ref-cycles" },
 };
 
 static void perfctrfs_x86_terms_desc(const struct perfctrfs_x86_terms_case *c,
