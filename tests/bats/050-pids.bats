@@ -36,7 +36,8 @@ teardown() {
 }
 
 @test "a pid counts all of its threads, a thread id only that thread" {
-	"$H/spin" -T 2 4 > "$BATS_TEST_TMPDIR/tids" 3>&- &
+	# spin outlives both 1.5 s windows however slow the machine; killed below
+	"$H/spin" -T 2 120 > "$BATS_TEST_TMPDIR/tids" 3>&- &
 	pid=$!
 	wait_until "[ \$(wc -l < $BATS_TEST_TMPDIR/tids) -ge 2 ]" || die "spin never started"
 	tid=$(grep -vx "$pid" "$BATS_TEST_TMPDIR/tids" | head -n 1)
@@ -45,6 +46,7 @@ teardown() {
 	reader=$!
 	run "$H/leafio" "$(leaf all task_clock$U "$pid" simple 0)" pread=0 sleep=1500 pread=0
 	wait "$reader" || true
+	kill "$pid" 2>/dev/null || true
 	mapfile -t t < "$BATS_TEST_TMPDIR/t"
 	dp=$((lines[1] - lines[0]))
 	dt=$((t[1] - t[0]))
@@ -118,9 +120,11 @@ teardown() {
 }
 
 @test "a counter on an exited process reads its final count, then EOF" {
-	"$H/spin" 0.3 >/dev/null 3>&- &
+	# the target lives until the leaf is open (a short-lived one may be
+	# gone before the open in a slow guest), burns 300 ms, then is killed
+	"$H/spin" 120 >/dev/null 3>&- &
 	pid=$!
-	run timeout 10 "$H/leafio" "$(leaf all task_clock$U "$pid" simple 0)" waitexit="$pid" read read
+	run timeout 40 "$H/leafio" "$(leaf all task_clock$U "$pid" simple 0)" sleep=300 sh="kill $pid" waitexit="$pid" read read
 	[ "$status" -eq 0 ]
 	assert_ge "${lines[0]}" 1000000 "final count"
 	assert_eq "${lines[1]}" EOF "after the final count"

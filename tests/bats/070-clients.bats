@@ -48,13 +48,24 @@ teardown() {
 }
 
 @test "dd with 1-byte blocks reads the whole line" {
-	out=$(timeout 10 dd if="$(leaf all task_clock$U self simple 0)" bs=1 2>/dev/null)
+	# a many-digit count, so that 1-byte reads must reassemble it: the
+	# leaf is opened on a spinner that then works 300 ms before dd reads
+	# the open file (dd's own task_clock between open and its first read
+	# can be 0 at a guest's clock resolution)
+	"$H/spin" 120 >/dev/null 3>&- &
+	pid=$!
+	exec {fd}< "$(leaf all task_clock$U "$pid" simple 0)"
+	sleep 0.3
+	out=$(timeout 10 dd bs=1 <&"$fd" 2>/dev/null) || true
+	exec {fd}<&-
+	kill "$pid" 2>/dev/null || true
 	is_count "$out" || die "dd bs=1: $out"
-	assert_ge "$out" 10 "task_clock read by dd"
+	assert_ge "$out" 1000000 "task_clock of a 300 ms spinner read by dd"
 }
 
 @test "head -n 1 of a 1s leaf returns the first line and exits" {
-	"$H/spin" 5 >/dev/null 3>&- &
+	# lives until teardown: a 1 s period needs 1 s of its CPU time
+	"$H/spin" 60 >/dev/null 3>&- &
 	run timeout 10 head -n 1 "$(leaf all task_clock$U $! simple 1s)"
 	[ "$status" -eq 0 ] || die "head exited $status"
 	is_count "$output" || die "head: $output"
@@ -68,7 +79,9 @@ teardown() {
 
 @test "ls -li shows the inode numbers stat shows" {
 	run ls -id "$M/all/task_clock"
-	ino=${output%% *}
+	# busybox pads the inode number with leading spaces
+	ino=$(echo "$output" | awk '{ print $1 }')
+	is_count "$ino" || die "ls -id: $output"
 	assert_match "$("$H/fsop" stat "$M/all/task_clock")" " ino=$ino " "ls -id vs stat"
 }
 
@@ -96,7 +109,8 @@ teardown() {
 }
 
 @test "head -n 2 of a period-N leaf gets two growing lines" {
-	"$H/spin" 5 >/dev/null 3>&- &
+	# lives until teardown: a 1 s period needs 1 s of its CPU time
+	"$H/spin" 60 >/dev/null 3>&- &
 	run timeout 10 head -n 2 "$(leaf all task_clock$U $! simple 10000000)"
 	[ "${#lines[@]}" -eq 2 ] || die "head -n 2: $output"
 	[ "${lines[1]}" -gt "${lines[0]}" ]
@@ -125,7 +139,8 @@ print("task_clock" in os.listdir(m + "/all"))
 
 @test "python3 readline on a period-N leaf returns successive lines" {
 	require_cmd python3
-	"$H/spin" 5 >/dev/null 3>&- &
+	# lives until teardown: a 1 s period needs 1 s of its CPU time
+	"$H/spin" 60 >/dev/null 3>&- &
 	run timeout 20 python3 -c '
 import sys
 with open(sys.argv[1]) as f:

@@ -29,9 +29,13 @@ LOST='^lost [1-9][0-9]*$'
 start_spinner() {
 	"$H/spin" "$1" >/dev/null 3>&- &
 	spinner=$!
-	wait_until "grep -q ' r-xp .*/spin$' /proc/$spinner/maps" ||
+	# /proc/<pid>/maps can be unreadable for a moment around the exec
+	# (busybox grep: "can't open"): wait, quietly, until it shows spin's
+	# text, and copy it in the same step
+	wait_until "grep ' r-xp .*/spin$' /proc/$spinner/maps > /dev/null 2>&1 &&
+		cat /proc/$spinner/maps > $BATS_TEST_TMPDIR/maps 2> /dev/null &&
+		grep -q ' r-xp .*/spin$' $BATS_TEST_TMPDIR/maps" ||
 		die "spin never mapped its text"
-	cat "/proc/$spinner/maps" > "$BATS_TEST_TMPDIR/maps"
 }
 
 @test "irq lines are '<count> 0x<ip>' records with counts that never go down" {

@@ -10,7 +10,9 @@ setup_file() {
 
 setup() {
 	perfctr_setup
-	"$H/spin" 8 >/dev/null 3>&- &
+	# the target must outlive every leaf a test opens on it, however slow
+	# the machine: it spins until teardown kills it (bounded at 120 s)
+	"$H/spin" 120 >/dev/null 3>&- &
 	spinner=$!
 }
 

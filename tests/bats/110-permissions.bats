@@ -47,12 +47,16 @@ perf_as() {
 	echo "${out%% *}"
 }
 
-# Start a process of USER that lives 30 s; its pid in $upid.
+# Start a process of USER that spins until teardown kills it (bounded at
+# 300 s: the paranoid matrix runs ~90 su-launched opens, minutes in a slow
+# guest, and a target that died meanwhile turns every answer into ESRCH);
+# its pid in $upid.
 start_as() {
 	as_user_argv "$1"
-	"${AS_USER[@]}" "$H/spin" 30 >/dev/null 2>&1 3>&- &
+	"${AS_USER[@]}" "$H/spin" 300 >/dev/null 2>&1 3>&- &
 	upid=$!
-	wait_until "[ \$(stat -c %u /proc/$upid 2>/dev/null) = \$(id -u $1) ]" 50
+	wait_until "[ \$(stat -c %u /proc/$upid 2>/dev/null) = \$(id -u $1) ]" 100 ||
+		die "$1's spinner $upid never started"
 }
 
 # same_as_perf USER "CPU EVENT PID" PERFOPEN-ARGS...: append a mismatch to $bad.

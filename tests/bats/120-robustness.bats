@@ -88,14 +88,20 @@ teardown() {
 }
 
 @test "many readers of one target exiting at once all get EOF" {
-	"$H/spin" 1 >/dev/null 3>&- &
+	# the target spins until every reader holds its counter (a timed one
+	# could exit before the last open in a slow guest), then is killed
+	before=$(counters_held)
+	"$H/spin" 120 >/dev/null 3>&- &
 	target=$!
 	pids=()
 	for i in $(seq 1 20); do
-		timeout 20 "$H/leafio" "$(leaf all task_clock$U "$target" simple 1000000000000)" readall \
+		timeout 60 "$H/leafio" "$(leaf all task_clock$U "$target" simple 1000000000000)" readall \
 			> "$BATS_TEST_TMPDIR/r.$i" 2>&1 3>&- &
 		pids+=($!)
 	done
+	wait_until "[ \$(counters_held) -ge $((before + 20)) ]" 300 ||
+		die "only $(( $(counters_held) - before )) of 20 readers hold a counter"
+	kill "$target"
 	for p in "${pids[@]}"; do
 		wait "$p" || die "a reader exited $? (124: still blocked after the target died)"
 	done
@@ -113,9 +119,11 @@ teardown() {
 }
 
 @test "a counter on a process that exits while nobody reads still ends in EOF" {
-	"$H/spin" 0.2 >/dev/null 3>&- &
+	# the target lives until the leaf is open, then is killed while the
+	# opener sleeps; only after it is gone does anyone read
+	"$H/spin" 120 >/dev/null 3>&- &
 	t=$!
-	run timeout 10 "$H/leafio" "$(leaf all task_clock$U "$t" simple 1000000000000)" sleep=600 readall
+	run timeout 40 "$H/leafio" "$(leaf all task_clock$U "$t" simple 1000000000000)" sleep=200 sh="kill $t" waitexit="$t" readall
 	[ "$status" -eq 0 ]
 	assert_eq "${lines[-1]}" EOF "after the target exited"
 }
