@@ -25,7 +25,9 @@
 # the out-of-tree build, so a rebuild after an edit takes seconds.
 #
 # Environment: QEMU_TIMEOUT (seconds for the whole guest run, default 2400),
-# JOBS (make -j, default 2).
+# JOBS (make -j, default 2), PCTR_BATS (comma-separated tests/bats file
+# names, e.g. 050-pids.bats,120-robustness.bats: run only those, to
+# check a fix in the guest in minutes; never set by scripts/check.sh).
 set -euo pipefail
 
 usage() { sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
@@ -314,6 +316,10 @@ if [ $mode = shell ]; then
 fi
 
 [ "$arch" = x86_64 ] && qemu+=(-serial stdio)
+if [ -n "${PCTR_BATS:-}" ]; then
+	[[ $PCTR_BATS =~ ^[A-Za-z0-9._,-]+$ ]] || die "PCTR_BATS: comma-separated file names only"
+	cmdline="$cmdline PCTR_BATS=$PCTR_BATS"
+fi
 log=$out/serial.log
 : > "$log"
 t0=$SECONDS tb=
