@@ -5,7 +5,9 @@
 # and exits non-zero on failure.  Its TAP is kept in build/results/.
 # The last line is "N passed, N failed, N skipped" over every TAP line of
 # every stage; a stage that fails without a "not ok" line counts as one
-# failure of its own, so a crash is never a pass.
+# failure of its own, so a crash is never a pass.  A "not ok ... # TODO"
+# line is a known, named bug: TAP does not count it as a failure, and
+# neither does this; it is counted and reported on stderr.
 #
 # The QEMU stages spend most of their time in a single-threaded emulator
 # and in the guests' sleeps, so they run in the background while the host
@@ -32,7 +34,7 @@ declare -A background=([qemu-x86]=1 [qemu-ppc]=1)
 order=(deps build qemu-x86 qemu-ppc unit fuse tools hardening)
 [ $# -gt 0 ] && order=("$@")
 
-pass=0 fail=0 skip=0 bad_stages=()
+pass=0 fail=0 skip=0 todo=0 bad_stages=()
 declare -A started rcfile
 t0=$(date +%s)
 
@@ -46,16 +48,18 @@ tally() {	# stage rc seconds: print its TAP and add it up
 	cat "$results/$st.tap"
 	p=$(grep -cE '^ok [0-9]+' "$results/$st.tap" | tr -d ' ')
 	s=$(grep -ciE '^ok [0-9]+.*# skip' "$results/$st.tap" | tr -d ' ')
-	f=$(grep -cE '^not ok [0-9]+' "$results/$st.tap" | tr -d ' ')
+	f=$(grep -E '^not ok [0-9]+' "$results/$st.tap" | grep -cv '# TODO' | tr -d ' ')
+	t=$(grep -E '^not ok [0-9]+' "$results/$st.tap" | grep -c '# TODO' | tr -d ' ')
 	p=$((p - s))
+	todo=$((todo + t))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 		echo "not ok - stage $st exited $rc without a failing test line"
 	fi
 	[ "$rc" -ne 0 ] && bad_stages+=("$st")
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-	printf '=== stage %s: %ss, %d passed, %d failed, %d skipped, exit %d\n' \
-		"$st" "$secs" "$p" "$f" "$s" "$rc" >&2
+	printf '=== stage %s: %ss, %d passed, %d failed, %d skipped, %d todo, exit %d\n' \
+		"$st" "$secs" "$p" "$f" "$s" "$t" "$rc" >&2
 }
 
 for st in "${order[@]}"; do
@@ -79,5 +83,6 @@ for st in "${order[@]}"; do
 	tally "$st" "$rc" $(($(date +%s) - ${started[$st]}))
 done
 echo "check: $(($(date +%s) - t0))s in all${bad_stages[*]:+; failed stages: ${bad_stages[*]}}" >&2
+[ "$todo" -gt 0 ] && echo "check: $todo known bug(s) reported as 'not ok ... # TODO' (not counted as failures)" >&2
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ] && [ ${#bad_stages[@]} -eq 0 ]
