@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -206,6 +207,129 @@ static void calibrate(struct cand *c)
 		c->iters = 1;
 }
 
+/* ------------------------------------------------------------ profile */
+
+/*
+ * BENCH_PROFILE=1, a profiling aid for the kernel backend: after each
+ * comparison every path runs once more, alone, under a cpu-clock sampler
+ * of this process's kernel time (there is no hardware PMU), and so does
+ * the 1,000 -> 10,000 batch of each scale run.  Every sampled kernel
+ * address is printed as a row
+ *   P <what> <address> <samples>
+ * which bench/qemu-bench.sh turns into function names with System.map.
+ * Sampling needs perf_event_paranoid <= 1 or root; without it, a note.
+ */
+#define PROF_PAGES	256
+#define PROF_SLOTS	8192
+
+static int prof_fd = -1;
+static void *prof_map;
+static size_t prof_pagesize;
+
+static void prof_start(uint64_t period_ns)
+{
+	struct perf_event_attr a;
+
+	if (!getenv("BENCH_PROFILE"))
+		return;
+	prof_pagesize = sysconf(_SC_PAGESIZE);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = period_ns;
+	a.sample_type = PERF_SAMPLE_IP;
+	a.exclude_user = 1;
+	a.disabled = 1;
+	prof_fd = syscall(SYS_perf_event_open, &a, 0, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (prof_fd < 0) {
+		fprintf(stderr, "bench: profile: perf_event_open: %s\n",
+			strerror(errno));
+		return;
+	}
+	prof_map = mmap(NULL, (PROF_PAGES + 1) * prof_pagesize,
+			PROT_READ | PROT_WRITE, MAP_SHARED, prof_fd, 0);
+	if (prof_map == MAP_FAILED) {
+		fprintf(stderr, "bench: profile: mmap: %s\n", strerror(errno));
+		close(prof_fd);
+		prof_fd = -1;
+		return;
+	}
+	ioctl(prof_fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+static void prof_copy(void *to, const char *data, size_t size, uint64_t off,
+		      size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		((char *)to)[i] = data[(off + i) % size];
+}
+
+static void prof_stop(const char *what)
+{
+	static uint64_t ip[PROF_SLOTS], cnt[PROF_SLOTS];
+	struct perf_event_mmap_page *pg = prof_map;
+	const char *data = (const char *)prof_map + prof_pagesize;
+	size_t size = PROF_PAGES * prof_pagesize;
+	uint64_t head, tail, lost = 0, total = 0, v;
+	struct perf_event_header h;
+	unsigned int i;
+
+	if (prof_fd < 0)
+		return;
+	ioctl(prof_fd, PERF_EVENT_IOC_DISABLE, 0);
+	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	memset(cnt, 0, sizeof(cnt));
+	for (tail = pg->data_tail; tail + sizeof(h) <= head; tail += h.size) {
+		prof_copy(&h, data, size, tail, sizeof(h));
+		if (!h.size)
+			break;
+		if (h.type == PERF_RECORD_LOST) {
+			prof_copy(&v, data, size, tail + sizeof(h) + 8, 8);
+			lost += v;
+			continue;
+		}
+		if (h.type != PERF_RECORD_SAMPLE)
+			continue;
+		prof_copy(&v, data, size, tail + sizeof(h), 8);
+		total++;
+		/* open addressing on the address */
+		for (i = (v >> 2) % PROF_SLOTS; cnt[i] && ip[i] != v;
+		     i = (i + 1) % PROF_SLOTS)
+			;
+		ip[i] = v;
+		cnt[i]++;
+	}
+	for (i = 0; i < PROF_SLOTS; i++)
+		if (cnt[i])
+			printf("P\t%s\t%llx\t%llu\n", what,
+			       (unsigned long long)ip[i],
+			       (unsigned long long)cnt[i]);
+	fprintf(stderr, "bench: profile %s: %llu samples, %llu lost\n", what,
+		(unsigned long long)total, (unsigned long long)lost);
+	fflush(stdout);
+	munmap(prof_map, (PROF_PAGES + 1) * prof_pagesize);
+	close(prof_fd);
+	prof_fd = -1;
+}
+
+/* Each candidate alone, ~10 rounds' worth, under the sampler. */
+static void prof_cands(struct cand *c, int nc)
+{
+	int i;
+
+	for (i = 0; getenv("BENCH_PROFILE") && i < nc; i++) {
+		if (!c[i].fn || c[i].err)
+			continue;
+		prof_start(100000);
+		time_ops(&c[i], c[i].iters * 10);
+		prof_stop(c[i].name);
+	}
+}
+
 /* Time every candidate in alternating order; medians into c[i].median. */
 static void compare(struct cand *c, int nc)
 {
@@ -232,6 +356,7 @@ static void compare(struct cand *c, int nc)
 	for (i = 0; i < nc; i++)
 		if (!c[i].err)
 			c[i].median = median(c[i].s, ROUNDS);
+	prof_cands(c, nc);
 }
 
 /*
@@ -610,7 +735,8 @@ struct scale {
 };
 
 /* Open up to NSCALE counters through @open_one; time batches, then close. */
-static void scale_run(struct scale *s, int (*open_one)(void *), void *arg)
+static void scale_run(struct scale *s, int (*open_one)(void *), void *arg,
+		      const char *prof_what)
 {
 	static const int marks[3] = { 100, 1000, NSCALE };
 	long slab0, rss0 = 0;
@@ -629,6 +755,8 @@ static void scale_run(struct scale *s, int (*open_one)(void *), void *arg)
 	for (k = 0; k < 3; k++) {
 		int from = i;
 
+		if (k == 2)
+			prof_start(1000000);
 		t0 = now_ns();
 		for (; i < marks[k]; i++) {
 			fds[i] = open_one(arg);
@@ -638,6 +766,8 @@ static void scale_run(struct scale *s, int (*open_one)(void *), void *arg)
 			}
 		}
 		s->per_open[k] = i > from ? (now_ns() - t0) / (i - from) : NAN;
+		if (k == 2)
+			prof_stop(prof_what);
 		if (s->err)
 			break;
 	}
@@ -688,8 +818,8 @@ static void bench_scale(void)
 	snprintf(rel, sizeof(rel), "all/task_clock/%d/simple/0", (int)sleeper);
 	path_of(leaf, sizeof(leaf), rel);
 
-	scale_run(&p, open_perf, &sleeper);
-	scale_run(&f, open_leaf, leaf);
+	scale_run(&p, open_perf, &sleeper, "scale: perf 1000-10000");
+	scale_run(&f, open_leaf, leaf, "scale: perfctrfs 1000-10000");
 	kill_children();
 
 	for (k = 0; k < 3; k++) {

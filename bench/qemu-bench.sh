@@ -13,6 +13,11 @@
 # `timeout` (BENCH_QEMU_TIMEOUT, default 240 s) and writes bench's rows to
 # OUT.tsv; a line describing the guest goes to OUT's directory/guest.txt.
 # Exit 3 when there is no kernel to boot (nothing was measured).
+#
+# BENCH_PROFILE=1, a profiling aid: bench samples its own kernel time on
+# each path (see bench.c), and the hottest kernel functions of each, by
+# the System.map beside the kernel (PERFCTRFS_BENCH_MAP names another), go
+# to OUT's directory/profile.txt.
 set -euo pipefail
 
 out=${1:?usage: $0 OUT.tsv}
@@ -48,9 +53,12 @@ for a in sh mount umount mkdir cat grep echo reboot sleep uname nproc sync; do
 	ln -s busybox "$root/bin/$a"
 done
 cp "$top/bench/bench-static" "$root/bin/bench"
+: > "$root/bench.env"
+[ -n "${BENCH_PROFILE:-}" ] && echo "export BENCH_PROFILE=1" > "$root/bench.env"
 cat > "$root/init" <<'EOF'
 #!/bin/sh
 export PATH=/bin
+. /bench.env
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
@@ -82,6 +90,31 @@ say "guest ran $((SECONDS - t0)) s, log $log"
 { grep '^=== BENCH GUEST' "$log" | sed 's/^=== BENCH GUEST /QEMU TCG guest: /' | tr -d '\n'
   echo ", kernel $kernel (built $(date -u -r "$kernel" '+%H:%M UTC'))"; } > "$(dirname "$out")/guest.txt" || true
 grep -P '^R\t' "$log" > "$out" || true
+if [ -n "${BENCH_PROFILE:-}" ]; then
+	map=${PERFCTRFS_BENCH_MAP:-${kernel%/arch/x86/boot/bzImage}/System.map}
+	grep -P '^P\t' "$log" | python3 -c '
+import bisect, collections, sys
+syms = []
+for line in open(sys.argv[1]):
+    a, t, name = line.split()[:3]
+    if t in "tTwW":
+        syms.append((int(a, 16), name))
+syms.sort()
+addrs = [a for a, _ in syms]
+prof = collections.OrderedDict()
+for line in sys.stdin:
+    _, what, ip, n = line.rstrip("\n").split("\t")
+    i = bisect.bisect_right(addrs, int(ip, 16)) - 1
+    fn = syms[i][1] if i >= 0 else ip
+    prof.setdefault(what, collections.Counter())[fn] += int(n)
+for what, c in prof.items():
+    total = sum(c.values())
+    print("== %s: %d kernel samples" % (what, total))
+    for fn, n in c.most_common(25):
+        print("  %5.1f%%  %6d  %s" % (100.0 * n / total, n, fn))
+' "$map" > "$(dirname "$out")/profile.txt" || say "profile: no symbols ($map)"
+	say "profile: $(dirname "$out")/profile.txt"
+fi
 grep -q '^=== BENCH END rc=0' "$log" || {
 	say "the guest bench did not finish; log tail:"
 	tail -n 30 "$log" >&2
