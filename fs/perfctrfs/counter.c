@@ -618,6 +618,14 @@ int perfctrfs_counters_read(struct perfctrfs_counters *c,
 
 	memset(v, 0, sizeof(*v));
 	for (i = 0; i < c->nr_inst; i++) {
+		/*
+		 * A group of one is its leader: perf_event_read_value() is
+		 * read(2) on a perf fd, without the group read's allocation.
+		 */
+		if (c->nr == 1) {
+			perfctrfs_read_members(c, i, v);
+			continue;
+		}
 #ifdef PERF_HAVE_KERNEL_GROUP
 		u64 vals[2 + PERFCTRFS_MAX_GROUP];
 		int n;

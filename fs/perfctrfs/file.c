@@ -36,9 +36,10 @@
 #include <linux/uio.h>
 #include "internal.h"
 
-/* 8 counts of up to 20 digits, two times, spaces and the newline */
+/* 8 counts of up to 20 digits, two times, spaces and the newline: 211 */
 #define PERFCTRFS_LINE_MAX	256
 #define PERFCTRFS_WATCH		(HZ / 10)
+static_assert((PERFCTRFS_MAX_GROUP + 2) * 21 + 1 <= PERFCTRFS_LINE_MAX);
 
 struct perfctrfs_open {
 	struct mutex lock;	/* everything below but the atomics and timers */
@@ -85,21 +86,33 @@ static void perfctrfs_watch(struct timer_list *t)
 		mod_timer(&o->watch, jiffies + PERFCTRFS_WATCH);
 }
 
-/* Format a simple or times line of @v into o->line. */
+/* Append @v in decimal at @p; return the end.  num_to_str(): no format. */
+static char *perfctrfs_put_u64(char *p, char sep, u64 v)
+{
+	if (sep)
+		*p++ = sep;
+	/* 20 digits at most: PERFCTRFS_LINE_MAX leaves room for all of them */
+	return p + num_to_str(p, 20, v, 0);
+}
+
+/*
+ * Format a simple or times line of @v into o->line.  This is the hot read's
+ * formatting: a number at a time, not vsnprintf() and its format parsing.
+ */
 static void perfctrfs_format(struct perfctrfs_open *o,
 			     const struct perfctrfs_values *v)
 {
-	size_t len = 0;
+	char *p = o->line;
 	unsigned int m;
 
 	for (m = 0; m < o->c.nr; m++)
-		len += scnprintf(o->line + len, sizeof(o->line) - len, "%s%llu",
-				 m ? " " : "", v->count[m]);
-	if (o->leaf->type == PERFCTRFS_TIMES)
-		len += scnprintf(o->line + len, sizeof(o->line) - len,
-				 " %llu %llu", v->enabled, v->running);
-	len += scnprintf(o->line + len, sizeof(o->line) - len, "\n");
-	o->len = len;
+		p = perfctrfs_put_u64(p, m ? ' ' : 0, v->count[m]);
+	if (o->leaf->type == PERFCTRFS_TIMES) {
+		p = perfctrfs_put_u64(p, ' ', v->enabled);
+		p = perfctrfs_put_u64(p, ' ', v->running);
+	}
+	*p++ = '\n';
+	o->len = p - o->line;
 	o->pos = 0;
 }
 
@@ -249,8 +262,32 @@ static ssize_t perfctrfs_read_stream(struct kiocb *iocb, struct iov_iter *to)
 }
 
 /*
- * read_iter rather than read, so that generic_file_splice_read() serves
- * sendfile() and splice(), which busybox cat uses.
+ * Period 0: make @pos's line current and lock it; pread(0) is always fresh.
+ * Return 0 with o->lock held, or an errno without it.
+ */
+static int perfctrfs_snapshot_lock(struct perfctrfs_open *o, loff_t pos)
+{
+	int err;
+
+	if (pos < 0)
+		return -EINVAL;
+	if (mutex_lock_interruptible(&o->lock))
+		return -ERESTARTSYS;
+	if (pos == 0 || !o->have_line) {
+		err = perfctrfs_snapshot(o);
+		if (err) {
+			mutex_unlock(&o->lock);
+			return err;
+		}
+		o->have_line = true;
+	}
+	return 0;
+}
+
+/*
+ * read_iter serves splice() and sendfile() (generic_file_splice_read(),
+ * which busybox cat uses), readv() and aio; read(2) and pread(2) come
+ * through perfctrfs_leaf_read() below, without a kiocb and an iov_iter.
  */
 static ssize_t perfctrfs_leaf_read_iter(struct kiocb *iocb,
 					struct iov_iter *to)
@@ -262,18 +299,9 @@ static ssize_t perfctrfs_leaf_read_iter(struct kiocb *iocb,
 	if (perfctrfs_is_stream(o->leaf))
 		return perfctrfs_read_stream(iocb, to);
 
-	if (iocb->ki_pos < 0)
-		return -EINVAL;
-	if (mutex_lock_interruptible(&o->lock))
-		return -ERESTARTSYS;
-	if (iocb->ki_pos == 0 || !o->have_line) {
-		err = perfctrfs_snapshot(o);
-		if (err) {
-			mutex_unlock(&o->lock);
-			return err;
-		}
-		o->have_line = true;
-	}
+	err = perfctrfs_snapshot_lock(o, iocb->ki_pos);
+	if (err)
+		return err;
 	n = 0;
 	if (iocb->ki_pos < o->len) {
 		n = copy_to_iter(o->line + iocb->ki_pos,
@@ -283,6 +311,46 @@ static ssize_t perfctrfs_leaf_read_iter(struct kiocb *iocb,
 			return -EFAULT;
 		}
 		iocb->ki_pos += n;
+	}
+	mutex_unlock(&o->lock);
+	return n;
+}
+
+/* read(2) and pread(2): the hot path of a period 0 leaf. */
+static ssize_t perfctrfs_leaf_read(struct file *file, char __user *buf,
+				   size_t count, loff_t *ppos)
+{
+	struct perfctrfs_open *o = file->private_data;
+	size_t n;
+	int err;
+
+	if (perfctrfs_is_stream(o->leaf)) {
+		struct kiocb kiocb;
+		struct iov_iter iter;
+		ssize_t ret;
+
+		/* as vfs_read() does for a file with read_iter only */
+		init_sync_kiocb(&kiocb, file);
+		kiocb.ki_pos = *ppos;
+		iov_iter_ubuf(&iter, ITER_DEST, buf, count);
+		ret = perfctrfs_read_stream(&kiocb, &iter);
+		*ppos = kiocb.ki_pos;
+		return ret;
+	}
+
+	err = perfctrfs_snapshot_lock(o, *ppos);
+	if (err)
+		return err;
+	n = 0;
+	if (*ppos < o->len) {
+		n = min_t(size_t, count, o->len - *ppos);
+		/* a partial copy returns what reached the user, as read_iter */
+		n -= copy_to_user(buf, o->line + *ppos, n);
+		if (!n && count) {
+			mutex_unlock(&o->lock);
+			return -EFAULT;
+		}
+		*ppos += n;
 	}
 	mutex_unlock(&o->lock);
 	return n;
@@ -439,6 +507,7 @@ const struct file_operations perfctrfs_leaf_fops = {
 	.owner		= THIS_MODULE,
 	.open		= perfctrfs_leaf_open,
 	.release	= perfctrfs_leaf_release,
+	.read		= perfctrfs_leaf_read,
 	.read_iter	= perfctrfs_leaf_read_iter,
 	.splice_read	= generic_file_splice_read,
 	.write		= perfctrfs_leaf_write,
