@@ -271,6 +271,8 @@ static int perfctrfs_check_open(const struct perf_event_attr *attrs,
  * those born while it walks /proc/<pid>/task.
  */
 static int perfctrfs_collect_threads(struct task_struct *leader,
+				     struct task_struct **few,
+				     unsigned int nr_few,
 				     struct task_struct ***out,
 				     unsigned int *nr)
 {
@@ -280,7 +282,8 @@ static int perfctrfs_collect_threads(struct task_struct *leader,
 
 	for (tries = 0; ; tries++) {
 		n = get_nr_threads(leader) + 4;
-		arr = kcalloc(n, sizeof(*arr), GFP_KERNEL);
+		/* @few, the caller's, holds a process of a few threads */
+		arr = n <= nr_few ? few : kcalloc(n, sizeof(*arr), GFP_KERNEL);
 		if (!arr)
 			return -ENOMEM;
 		i = 0;
@@ -299,10 +302,12 @@ static int perfctrfs_collect_threads(struct task_struct *leader,
 			break;
 		while (i)
 			put_task_struct(arr[--i]);
-		kfree(arr);
+		if (arr != few)
+			kfree(arr);
 	}
 	if (!i) {
-		kfree(arr);
+		if (arr != few)
+			kfree(arr);
 		return -ESRCH;
 	}
 	*out = arr;
@@ -400,6 +405,29 @@ static int perfctrfs_open_cpus(struct perfctrfs_counters *c,
 	return err;
 }
 
+/* Room for @n groups: in @c itself for one group of one, the common case. */
+static int perfctrfs_alloc_inst(struct perfctrfs_counters *c, unsigned int n)
+{
+	if (n == 1 && c->nr == ARRAY_SIZE(c->ev_one)) {
+		c->ev = c->ev_one;
+		c->tasks = &c->task_one;
+		return 0;
+	}
+	c->tasks = kcalloc(n, sizeof(*c->tasks), GFP_KERNEL);
+	c->ev = kcalloc(n * c->nr, sizeof(*c->ev), GFP_KERNEL);
+	return c->tasks && c->ev ? 0 : -ENOMEM;
+}
+
+static void perfctrfs_free_inst(struct perfctrfs_counters *c)
+{
+	if (c->ev != c->ev_one) {
+		kfree(c->ev);
+		kfree(c->tasks);
+	}
+	c->ev = NULL;
+	c->tasks = NULL;
+}
+
 static int perfctrfs_resolve(const struct perfctrfs_leaf *leaf,
 			     struct task_struct **task, bool *proc)
 {
@@ -428,7 +456,7 @@ static int perfctrfs_open_all(struct perfctrfs_counters *c,
 			      const struct perfctrfs_leaf *leaf,
 			      struct perf_event_attr *attrs)
 {
-	struct task_struct *task, **threads = NULL;
+	struct task_struct *task, **threads = NULL, *few[8];
 	unsigned int nr_threads = 1, i;
 	int cpu = leaf->cpu.all ? -1 : (int)leaf->cpu.cpu;
 	bool proc;
@@ -438,26 +466,22 @@ static int perfctrfs_open_all(struct perfctrfs_counters *c,
 	if (err)
 		return err;
 	if (!task) {
-		c->tasks = kcalloc(leaf->cpu.all ? nr_cpu_ids : 1,
-				   sizeof(*c->tasks), GFP_KERNEL);
-		c->ev = kcalloc((leaf->cpu.all ? nr_cpu_ids : 1) * c->nr,
-				sizeof(*c->ev), GFP_KERNEL);
-		if (!c->tasks || !c->ev)
-			return -ENOMEM;
+		err = perfctrfs_alloc_inst(c, leaf->cpu.all ? nr_cpu_ids : 1);
+		if (err)
+			return err;
 		return perfctrfs_open_cpus(c, attrs, &leaf->cpu);
 	}
 
 	if (proc) {
-		err = perfctrfs_collect_threads(task, &threads, &nr_threads);
+		err = perfctrfs_collect_threads(task, few, ARRAY_SIZE(few),
+						&threads, &nr_threads);
 		if (err)
 			goto out_task;
 	} else {
 		threads = &task;
 	}
-	c->tasks = kcalloc(nr_threads, sizeof(*c->tasks), GFP_KERNEL);
-	c->ev = kcalloc(nr_threads * c->nr, sizeof(*c->ev), GFP_KERNEL);
-	err = -ENOMEM;
-	if (!c->tasks || !c->ev)
+	err = perfctrfs_alloc_inst(c, nr_threads);
+	if (err)
 		goto out_threads;
 
 	/*
@@ -477,7 +501,8 @@ out_threads:
 	if (proc) {
 		for (i = 0; i < nr_threads; i++)
 			put_task_struct(threads[i]);
-		kfree(threads);
+		if (threads != few)
+			kfree(threads);
 	}
 out_task:
 	put_task_struct(task);
@@ -498,7 +523,7 @@ out_task:
 int perfctrfs_counters_open(struct perfctrfs_counters *c,
 			    const struct perfctrfs_leaf *leaf)
 {
-	struct perf_event_attr *attrs;
+	struct perf_event_attr *attrs, one;
 	bool task = leaf->pid.kind != PERFCTRFS_PID_ALL;
 	unsigned int i;
 	int err;
@@ -517,7 +542,8 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 	if (!c->nr || c->nr > PERFCTRFS_MAX_GROUP)
 		return -EINVAL;
 
-	attrs = kcalloc(c->nr, sizeof(*attrs), GFP_KERNEL);
+	/* a single event's attr on the stack: one allocation less an open */
+	attrs = c->nr == 1 ? &one : kcalloc(c->nr, sizeof(*attrs), GFP_KERNEL);
 	if (!attrs)
 		return -ENOMEM;
 	err = perfctrfs_build_attrs(leaf, attrs, task, leaf->period.value);
@@ -546,16 +572,14 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 	if (err == -EOPNOTSUPP && c->type != PERFCTRFS_IRQ &&
 	    attrs[0].sample_period) {
 		perfctrfs_release(c);
-		kfree(c->ev);
-		kfree(c->tasks);
-		c->ev = NULL;
-		c->tasks = NULL;
+		perfctrfs_free_inst(c);
 		c->proc = NULL;
 		attrs[0].sample_period = 0;
 		err = perfctrfs_open_all(c, leaf, attrs);
 	}
 out:
-	kfree(attrs);
+	if (attrs != &one)
+		kfree(attrs);
 	if (err)
 		perfctrfs_counters_close(c);
 	return err;
@@ -576,11 +600,8 @@ void perfctrfs_counters_close(struct perfctrfs_counters *c)
 	if (c->proc)
 		put_task_struct(c->proc);
 	c->proc = NULL;
-	kfree(c->ev);
-	kfree(c->tasks);
+	perfctrfs_free_inst(c);
 	kvfree(c->ring);
-	c->ev = NULL;
-	c->tasks = NULL;
 	c->ring = NULL;
 }
 

@@ -56,6 +56,9 @@ struct perfctrfs_rec {
  * @overflows: overflows so far, queued or dropped (irq type)
  * @period: the irq sampling period, in the leader's count (irq type)
  * @unsampled: periods already reported lost that perf never sampled
+ * @ev_one: @ev for a single event in one group (a thread, a CPU), the
+ *	common case: no allocation
+ * @task_one: @tasks then
  */
 struct perfctrfs_counters {
 	unsigned int nr;
@@ -75,6 +78,8 @@ struct perfctrfs_counters {
 	atomic64_t overflows;
 	u64 period;
 	u64 unsampled;
+	struct perf_event *ev_one[1];
+	struct task_struct *task_one;
 };
 
 /**

@@ -37,10 +37,23 @@
 #include "internal.h"
 
 /* 8 counts of up to 20 digits, two times, spaces and the newline: 211 */
-#define PERFCTRFS_LINE_MAX	256
+#define PERFCTRFS_LINE_MAX	216
 #define PERFCTRFS_WATCH		(HZ / 10)
 static_assert((PERFCTRFS_MAX_GROUP + 2) * 21 + 1 <= PERFCTRFS_LINE_MAX);
 
+/* A stream's timers, apart: a period 0 leaf, the common one, has none. */
+struct perfctrfs_timers {
+	struct perfctrfs_open *o;
+	struct hrtimer timer;
+	struct timer_list watch;
+};
+
+/*
+ * One open leaf.  Kept within 504 bytes, so that with kmalloc's header it
+ * is a 512-byte block: SLOB packs eight to a page and drops the full page
+ * from its free list (a 10,000-counter open walks that list on every new
+ * page otherwise), and SLUB serves it from kmalloc-512.
+ */
 struct perfctrfs_open {
 	struct mutex lock;	/* everything below but the atomics and timers */
 	struct perfctrfs_counters c;
@@ -56,8 +69,7 @@ struct perfctrfs_open {
 	bool closing;		/* the watch timer must not rearm */
 	bool has_timer;
 	bool has_watch;
-	struct hrtimer timer;
-	struct timer_list watch;
+	struct perfctrfs_timers *t;	/* streams only */
 };
 
 static bool perfctrfs_is_stream(const struct perfctrfs_leaf *leaf)
@@ -67,8 +79,8 @@ static bool perfctrfs_is_stream(const struct perfctrfs_leaf *leaf)
 
 static enum hrtimer_restart perfctrfs_tick(struct hrtimer *t)
 {
-	struct perfctrfs_open *o = container_of(t, struct perfctrfs_open,
-						timer);
+	struct perfctrfs_open *o = container_of(t, struct perfctrfs_timers,
+						timer)->o;
 
 	atomic_inc(&o->ticks);
 	perfctrfs_counters_kick(&o->c);
@@ -79,11 +91,12 @@ static enum hrtimer_restart perfctrfs_tick(struct hrtimer *t)
 /* Softirq: wake readers to recount, and until the target is gone. */
 static void perfctrfs_watch(struct timer_list *t)
 {
-	struct perfctrfs_open *o = from_timer(o, t, watch);
+	struct perfctrfs_timers *pt = from_timer(pt, t, watch);
+	struct perfctrfs_open *o = pt->o;
 
 	perfctrfs_counters_kick(&o->c);
 	if (!READ_ONCE(o->closing) && !perfctrfs_counters_ended(&o->c))
-		mod_timer(&o->watch, jiffies + PERFCTRFS_WATCH);
+		mod_timer(&pt->watch, jiffies + PERFCTRFS_WATCH);
 }
 
 /* Append @v in decimal at @p; return the end.  num_to_str(): no format. */
@@ -454,13 +467,17 @@ static int perfctrfs_leaf_open(struct inode *inode, struct file *file)
 	mutex_init(&o->lock);
 	o->leaf = leaf;
 	atomic_set(&o->ticks, 0);
+	if (perfctrfs_is_stream(leaf)) {
+		o->t = kzalloc(sizeof(*o->t), GFP_KERNEL);
+		err = -ENOMEM;
+		if (!o->t)
+			goto out_free;
+		o->t->o = o;
+	}
 
 	err = perfctrfs_counters_open(&o->c, leaf);
-	if (err) {
-		mutex_destroy(&o->lock);
-		kfree(o);
-		return err;
-	}
+	if (err)
+		goto out_free;
 
 	/*
 	 * Streams stay "seekable" (they ignore the offset): sendfile() and
@@ -468,24 +485,30 @@ static int perfctrfs_leaf_open(struct inode *inode, struct file *file)
 	 */
 	if (perfctrfs_is_stream(leaf)) {
 		if (leaf->type != PERFCTRFS_IRQ && leaf->period.is_time) {
-			hrtimer_init(&o->timer, CLOCK_MONOTONIC,
+			hrtimer_init(&o->t->timer, CLOCK_MONOTONIC,
 				     HRTIMER_MODE_REL);
-			o->timer.function = perfctrfs_tick;
+			o->t->timer.function = perfctrfs_tick;
 			o->has_timer = true;
-			hrtimer_start(&o->timer,
+			hrtimer_start(&o->t->timer,
 				      ns_to_ktime(leaf->period.value),
 				      HRTIMER_MODE_REL);
 		}
 		/* Needed to see a target exit, or a count reached by sums. */
 		if (leaf->pid.kind != PERFCTRFS_PID_ALL ||
 		    (leaf->type != PERFCTRFS_IRQ && !leaf->period.is_time)) {
-			timer_setup(&o->watch, perfctrfs_watch, 0);
+			timer_setup(&o->t->watch, perfctrfs_watch, 0);
 			o->has_watch = true;
-			mod_timer(&o->watch, jiffies + PERFCTRFS_WATCH);
+			mod_timer(&o->t->watch, jiffies + PERFCTRFS_WATCH);
 		}
 	}
 	file->private_data = o;
 	return 0;
+
+out_free:
+	kfree(o->t);
+	mutex_destroy(&o->lock);
+	kfree(o);
+	return err;
 }
 
 static int perfctrfs_leaf_release(struct inode *inode, struct file *file)
@@ -494,10 +517,11 @@ static int perfctrfs_leaf_release(struct inode *inode, struct file *file)
 
 	WRITE_ONCE(o->closing, true);
 	if (o->has_watch)
-		del_timer_sync(&o->watch);
+		del_timer_sync(&o->t->watch);
 	if (o->has_timer)
-		hrtimer_cancel(&o->timer);
+		hrtimer_cancel(&o->t->timer);
 	perfctrfs_counters_close(&o->c);
+	kfree(o->t);
 	mutex_destroy(&o->lock);
 	kfree(o);
 	return 0;
