@@ -72,6 +72,15 @@ change_err() {
 	assert_eq "${lines[0]}" EOF "pread at 4000"
 }
 
+@test "a read into an unmapped buffer is EFAULT and the leaf reads on" {
+	run "$H/leafio" "$(leaf all task_clock$U self simple 0)" badread pread=0 seek=0 badread read
+	[ "$status" -eq 0 ] || die "leafio: $status ${lines[*]}"
+	assert_eq "${lines[0]}" EFAULT "read(2) into a PROT_NONE page"
+	is_count "${lines[1]}" || die "pread after EFAULT: ${lines[1]}"
+	assert_eq "${lines[3]}" EFAULT "read(2) at 0 into a PROT_NONE page"
+	is_count "${lines[4]}" || die "read after EFAULT: ${lines[4]}"
+}
+
 @test "page_faults of a child that touches N pages is at least N" {
 	start_pagetouch 500 || die "pagetouch never got ready"
 	pid=$toucher

@@ -41,6 +41,16 @@ start_sleeper() {
 	assert_ge "$((c - b))" 50000000 "third minus second"
 }
 
+@test "period N: a read into an unmapped buffer is EFAULT and the line stays for the next read" {
+	start_spinner 5
+	# 1 ms of task clock a line: due at once on a spinner
+	run timeout 20 "$H/leafio" "$(leaf all task_clock$U "$spinner" simple 1000000)" badread read
+	[ "$status" -eq 0 ] || die "leafio: $status ${lines[*]}"
+	assert_eq "${lines[0]}" EFAULT "read(2) into a PROT_NONE page"
+	is_count "${lines[1]}" || die "read after EFAULT: ${lines[1]}"
+	assert_ge "${lines[1]}" 1000000 "the line kept"
+}
+
 @test "period N without O_NONBLOCK blocks while too few events happen" {
 	start_sleeper 10
 	run timeout 10 "$H/leafio" "$(leaf all task_clock$U "$sleeper" simple 1000000000000)" alarm=500 read

@@ -130,6 +130,26 @@ teardown() {
 	assert_eq "${lines[1]}" EOF "after the final count"
 }
 
+@test "a process of more threads than an open keeps on its stack gets one counter per thread" {
+	# spin outlives the check however slow the machine; killed below
+	"$H/spin" -T 6 120 > "$BATS_TEST_TMPDIR/tids" 3>&- &
+	pid=$!
+	wait_until "[ \$(wc -l < $BATS_TEST_TMPDIR/tids) -ge 6 ]" || die "spin never started"
+	before=$(counters_held)
+	is_count "$before" || die "user.perfctr.counters: $before"
+	"$H/leafio" "$(leaf all task_clock$U "$pid" simple 0)" pread=0 sleep=3000 pread=0 > "$BATS_TEST_TMPDIR/p" 3>&- &
+	reader=$!
+	# the open makes one counter per thread before it returns
+	wait_until "[ \$((\$(counters_held) - before)) -ge 6 ]" || true
+	held=$(counters_held)
+	wait "$reader" || die "leafio on the 6-thread process failed"
+	kill "$pid" 2>/dev/null || true
+	assert_eq "$((held - before))" 6 "counters held for a 6-thread process"
+	mapfile -t p < "$BATS_TEST_TMPDIR/p"
+	is_count "${p[1]}" || die "second read: ${p[1]}"
+	assert_ge "$((p[1] - p[0]))" 10000000 "6 spinning threads over 3 s"
+}
+
 @test "050-pids: no counter left held" {
 	assert_no_leak
 }

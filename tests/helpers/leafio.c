@@ -18,6 +18,8 @@
  *	sendfile	sendfile() to a memfd until it returns 0 or
  *			fails (what busybox cat does), then print what
  *			arrived, as read; "EOF" when nothing did
+ *	badread		one read(4096) into a PROT_NONE page: as read
+ *			("EFAULT" expected)
  *	pread=OFF	one pread(4096) at OFF: as read
  *	seek=OFF	lseek(OFF, SEEK_SET): "ok" or the errno name
  *	write=WORD	one write() of WORD: "ok" or the errno name
@@ -189,6 +191,18 @@ static int run(int fd, const char *op, double *mark)
 		}
 	} else if (!strcmp(op, "sendfile")) {
 		return do_sendfile(fd);
+	} else if (!strcmp(op, "badread")) {
+		void *bad = mmap(NULL, 4096, PROT_NONE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (bad == MAP_FAILED)
+			return -1;
+		n = read(fd, bad, 4096);
+		if (n < 0)
+			print_data(n);
+		else
+			printf("%zd bytes\n", n);
+		munmap(bad, 4096);
 	} else if (!strncmp(op, "pread=", 6)) {
 		print_data(pread(fd, buf, sizeof(buf) - 1, num_arg(arg)));
 	} else if (!strncmp(op, "seek=", 5)) {
