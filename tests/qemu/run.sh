@@ -17,26 +17,31 @@
 #   --no-build  reuse the last kernel built for this key, do not run make
 #
 # Output: TAP on stdout (one stream: KUnit cases, bats as root, bats as
-# user, the ppc checks, and a check of the guest's kernel log), one line per
-# stage with its time on stderr, exit status non-zero on any failing test,
-# on a guest hang or panic, or when the guest produced no results.  On
-# failure the tail of the serial log goes to stderr; the whole log is kept
-# in build/qemu/<arch>/serial.log.
+# user, the ppc checks, on x86_64 tests/stress's stress scenarios and
+# permission matrix, on x86_64-debug kmemleak's report, and checks of the
+# guest's kernel log), one line per stage with its time on stderr (and
+# each guest block's), exit status non-zero on any failing test, on a
+# guest hang or panic, or when the guest produced no results.  On failure
+# the tail of the serial log goes to stderr; the whole log is kept in
+# build/qemu/<arch>/serial.log.
 #
 # Cache: /var/cache/perfctrfs/<arch>-<key>/ (PERFCTRFS_CACHE overrides the
-# root; x86_64-debug: /var/cache/perfctrfs/debug/x86_64-<key>/, out of reach
-# of the x86_64-* globs), key = hash of the linux-source-6.1 version, the
-# config fragments and kernel/patches/*.  src/ is the pristine tree with the patches applied and
-# the project's files linked in (re-pointed at this clone on every run), obj/
-# the out-of-tree build, so a rebuild after an edit takes seconds.
+# root; x86_64-debug: /var/cache/perfctrfs/debug/x86_64-<key>/, out of
+# reach of the x86_64-* globs), key = hash of the linux-source-6.1
+# version, the config fragments and kernel/patches/*.  src/ is the
+# pristine tree with the patches applied and the project's files linked
+# in (re-pointed at this clone on every run), obj/ the out-of-tree build,
+# so a rebuild after an edit takes seconds.
 #
-# Environment: QEMU_TIMEOUT (seconds for the whole guest run, default 2400,
-# x86_64-debug 5400), STRESS_SECS (each timed stress scenario in the
-# guest, default 3),
-# JOBS (make -j, default 2), PCTR_BATS (comma-separated tests/bats file
-# names, e.g. 050-pids.bats,120-robustness.bats: run only those, to
-# check a fix in the guest in minutes; never set by scripts/check.sh),
-# PCTR_PPC_SUITE=1 (ppc64le: also run the conformance suite as root).
+# Environment: QEMU_TIMEOUT (seconds for the whole guest run, default
+# 2400, x86_64-debug 5400), JOBS (make -j, default 2), PCTR_BATS
+# (comma-separated tests/bats file names, e.g.
+# 050-pids.bats,120-robustness.bats: run only those, to check a fix in the
+# guest in minutes; "none": no suite, only what follows it; never set by
+# scripts/check.sh), STRESS_SECS (x86_64: each timed stress scenario in
+# the guest, default 3), PCTR_SUITE_TIMEOUT (x86_64-debug: seconds for
+# each bats run in the guest, default 3000), PCTR_PPC_SUITE=1 (ppc64le:
+# also run the conformance suite as root).
 set -euo pipefail
 
 usage() { sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
