@@ -176,6 +176,34 @@ if [ -d "$top/fs/perfctrfs" ]; then
 	done
 fi
 
+# make compares times: an object built from another clone's (or a newer
+# version of these) files is newer than this clone's files, and make would
+# keep it, booting code this clone does not have.  So when the linked
+# files' contents differ from the last build's, every object built from
+# one of them goes (its .cmd file lists what it was built from).
+linked_hash() {
+	local f
+	for f in include/linux/perfctrfs.h arch/x86/perfctrfs_pmu.c \
+		arch/powerpc/perfctrfs_pmu.c fs/perfctrfs/Kconfig \
+		fs/perfctrfs/Makefile fs/perfctrfs/.kunitconfig fs/perfctrfs/*.[ch]; do
+		[ -f "$top/$f" ] && { echo "== $f"; cat "$top/$f"; }
+	done | sha256sum | cut -c1-16
+}
+drop_stale_objects() {
+	local c o
+	[ -d "$obj" ] || return 0
+	[ "$(cat "$obj/.perfctrfs-linked" 2>/dev/null)" = "$linked" ] && return 0
+	grep -rlE --include='.*.o.cmd' 'include/linux/perfctrfs\.h|/fs/perfctrfs/|perfctrfs_pmu\.c' "$obj" |
+	while IFS= read -r c; do
+		o=${c##*/}
+		o=${o#.}
+		o=${c%/*}/${o%.cmd}
+		echo "rebuild ${o#"$obj"/}"
+		rm -f "$o"
+	done
+}
+linked=$(cd "$top" && linked_hash)
+
 kmake() {
 	make -C "$src" O="$obj" ARCH="$karch" ${cross:+CROSS_COMPILE=$cross} "$@"
 }
@@ -228,7 +256,9 @@ if [ $build = 1 ]; then
 	else
 		step configure verify_config
 	fi
+	step stale drop_stale_objects
 	step build build_kernel
+	echo "$linked" > "$obj/.perfctrfs-linked"
 fi
 if [ "$base" = x86_64 ]; then
 	kernel=$obj/arch/x86/boot/bzImage
