@@ -34,13 +34,13 @@
 # so a rebuild after an edit takes seconds.
 #
 # Environment: QEMU_TIMEOUT (seconds for the whole guest run, default
-# 2400, x86_64-debug 5400), JOBS (make -j, default 2), PCTR_BATS
+# 2400, x86_64-debug 14400), JOBS (make -j, default 2), PCTR_BATS
 # (comma-separated tests/bats file names, e.g.
 # 050-pids.bats,120-robustness.bats: run only those, to check a fix in the
 # guest in minutes; "none": no suite, only what follows it; never set by
 # scripts/check.sh), STRESS_SECS (x86_64: each timed stress scenario in
 # the guest, default 3), PCTR_SUITE_TIMEOUT (x86_64-debug: seconds for
-# each bats run in the guest, default 3000), PCTR_PPC_SUITE=1 (ppc64le:
+# each bats run in the guest, default 5400), PCTR_PPC_SUITE=1 (ppc64le:
 # also run the conformance suite as root).
 set -euo pipefail
 
@@ -91,6 +91,9 @@ step() {
 	say "$name $((SECONDS - t0))s"
 }
 
+stress_secs=${STRESS_SECS:-3} suite_to=${PCTR_SUITE_TIMEOUT:-5400}
+[[ $stress_secs =~ ^[0-9]+$ ]] || die "STRESS_SECS: a number of seconds"
+[[ $suite_to =~ ^[0-9]+$ ]] || die "PCTR_SUITE_TIMEOUT: a number of seconds"
 [ -r "$tarball" ] || die "$tarball missing (scripts/deps.sh installs linux-source-6.1)"
 
 # The effective fragment: the PERFCTRFS lines only once the code exists.
@@ -369,10 +372,8 @@ if [ "$base" = x86_64 ]; then
 	qemu=(qemu-system-x86_64 -accel tcg -m $mem -smp 2 -nodefaults -nographic
 		-no-reboot -monitor none -kernel "$kernel" -initrd "$initrd")
 	cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 kunit.enable=1"
-	stress_secs=${STRESS_SECS:-3}
-	[[ $stress_secs =~ ^[0-9]+$ ]] || die "STRESS_SECS: a number of seconds"
 	cmdline="$cmdline PCTR_STRESS_SECS=$stress_secs"
-	[ $debug = 1 ] && cmdline="$cmdline log_buf_len=8M PCTR_SUITE_TIMEOUT=${PCTR_SUITE_TIMEOUT:-3000}"
+	[ $debug = 1 ] && cmdline="$cmdline log_buf_len=8M PCTR_SUITE_TIMEOUT=$suite_to"
 else
 	qemu=(qemu-system-ppc64 -M pseries -cpu POWER9 -smp 2 -m 1G -nographic
 		-no-reboot -icount shift=0 -kernel "$kernel" -initrd "$initrd")
@@ -396,7 +397,7 @@ fi
 log=$out/serial.log
 : > "$log"
 qemu_to=${QEMU_TIMEOUT:-2400}
-[ $debug = 1 ] && qemu_to=${QEMU_TIMEOUT:-5400}
+[ $debug = 1 ] && qemu_to=${QEMU_TIMEOUT:-14400}
 t0=$SECONDS tb=
 # Read the console as it comes, to time boot and suite apart.
 while IFS= read -r line; do
