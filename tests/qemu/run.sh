@@ -369,7 +369,7 @@ if [ "$base" = x86_64 ]; then
 	# objects, and a log buffer that holds every report until the end
 	mem=1G
 	[ $debug = 1 ] && mem=2G
-	qemu=(qemu-system-x86_64 -accel tcg -m $mem -smp 2 -nodefaults -nographic
+	qemu=(qemu-system-x86_64 -accel tcg -m "$mem" -smp 2 -nodefaults -nographic
 		-no-reboot -monitor none -kernel "$kernel" -initrd "$initrd")
 	cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 kunit.enable=1"
 	cmdline="$cmdline PCTR_STRESS_SECS=$stress_secs"
