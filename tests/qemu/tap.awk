@@ -151,7 +151,7 @@ BEGIN {
 		leak_done()
 		if (rc != 0)
 			emit(0, "kmemleak: the scan failed (exit " rc "): kmemleak is off or broke down")
-		emit(ours == 0, "kmemleak: no unreferenced object allocated through perfctrfs (" ours " ours, " others " others)")
+		emit(ours == 0, "kmemleak: no unreferenced object allocated through perfctrfs (" ours + 0 " ours, " others + 0 " others)")
 		for (i = 1; i <= ours && i <= 10; i++)
 			printf "%s", ours_text[i]
 		if (others)
