@@ -6,17 +6,22 @@
 #                   kernels in QEMU (scripts/check.sh)
 #   make check-STAGE  one stage: deps build unit fuse tools hardening
 #                   qemu-x86 qemu-ppc
+#   make check-debug  the x86_64 guest on a KASAN, lockdep, kmemleak kernel
+#                   (tests/qemu/run.sh x86_64-debug; not part of make check)
 #   make fuzz       libFuzzer over the grammar and the daemon (FUZZ_SECONDS)
 #   make bench      perfctrfs against perf_event_open(2), ratios in one run
 #   make install    daemon, tools, man pages, systemd unit (DESTDIR, PREFIX)
 
-.PHONY: all check bench fuzz install uninstall clean
+.PHONY: all check check-debug bench fuzz install uninstall clean
 all:
 	$(MAKE) -C tests/unit
 	$(MAKE) -C proto-fuse
 
 check:
 	scripts/check.sh
+
+check-debug:
+	scripts/check.sh qemu-x86-debug
 
 check-%:
 	scripts/check.sh $*

@@ -29,8 +29,11 @@ declare -A cmd=(
 	[hardening]="tests/stress/run.sh"
 	[qemu-x86]="tests/qemu/run.sh x86_64"
 	[qemu-ppc]="tests/qemu/run.sh ppc64le"
+	[qemu-x86-debug]="tests/qemu/run.sh x86_64-debug"
 )
-declare -A background=([qemu-x86]=1 [qemu-ppc]=1)
+declare -A background=([qemu-x86]=1 [qemu-ppc]=1 [qemu-x86-debug]=1)
+# qemu-x86-debug (make check-debug) is not in the default order: see
+# tests/qemu/README.md for its time.
 order=(deps build qemu-x86 qemu-ppc unit fuse tools hardening)
 [ $# -gt 0 ] && order=("$@")
 

@@ -4,7 +4,12 @@
 # root and as an unprivileged user, ppc64le runs the POWER9 PMU checks in
 # tests/qemu/ppc (the suite too with PCTR_PPC_SUITE=1: see README.md).
 #
-# Usage: tests/qemu/run.sh x86_64|ppc64le [--shell] [--no-build]
+# Usage: tests/qemu/run.sh x86_64|x86_64-debug|ppc64le [--shell] [--no-build]
+#
+#   x86_64-debug  the x86_64 kernel with x86_64-debug.config merged over
+#               x86_64.config (KASAN, lockdep, debugobjects, kmemleak, the
+#               workqueue watchdog): same tests, then a kmemleak scan, and
+#               one TAP line per kind of kernel report (see README.md)
 #
 #   --shell     boot the same kernel and initramfs with an interactive shell
 #               on the console instead of running the tests (exit the shell
@@ -12,23 +17,31 @@
 #   --no-build  reuse the last kernel built for this key, do not run make
 #
 # Output: TAP on stdout (one stream: KUnit cases, bats as root, bats as
-# user, the ppc checks, and a check of the guest's kernel log), one line per
-# stage with its time on stderr, exit status non-zero on any failing test,
-# on a guest hang or panic, or when the guest produced no results.  On
-# failure the tail of the serial log goes to stderr; the whole log is kept
-# in build/qemu/<arch>/serial.log.
+# user, the ppc checks, on x86_64 tests/stress's stress scenarios and
+# permission matrix, on x86_64-debug kmemleak's report, and checks of the
+# guest's kernel log), one line per stage with its time on stderr (and
+# each guest block's), exit status non-zero on any failing test, on a
+# guest hang or panic, or when the guest produced no results.  On failure
+# the tail of the serial log goes to stderr; the whole log is kept in
+# build/qemu/<arch>/serial.log.
 #
 # Cache: /var/cache/perfctrfs/<arch>-<key>/ (PERFCTRFS_CACHE overrides the
-# root), key = hash of the linux-source-6.1 version, the config fragment and
-# kernel/patches/*.  src/ is the pristine tree with the patches applied and
-# the project's files linked in (re-pointed at this clone on every run), obj/
-# the out-of-tree build, so a rebuild after an edit takes seconds.
+# root; x86_64-debug: /var/cache/perfctrfs/debug/x86_64-<key>/, out of
+# reach of the x86_64-* globs), key = hash of the linux-source-6.1
+# version, the config fragments and kernel/patches/*.  src/ is the
+# pristine tree with the patches applied and the project's files linked
+# in (re-pointed at this clone on every run), obj/ the out-of-tree build,
+# so a rebuild after an edit takes seconds.
 #
-# Environment: QEMU_TIMEOUT (seconds for the whole guest run, default 2400),
-# JOBS (make -j, default 2), PCTR_BATS (comma-separated tests/bats file
-# names, e.g. 050-pids.bats,120-robustness.bats: run only those, to
-# check a fix in the guest in minutes; never set by scripts/check.sh),
-# PCTR_PPC_SUITE=1 (ppc64le: also run the conformance suite as root).
+# Environment: QEMU_TIMEOUT (seconds for the whole guest run, default
+# 2400, x86_64-debug 14400), JOBS (make -j, default 2), PCTR_BATS
+# (comma-separated tests/bats file names, e.g.
+# 050-pids.bats,120-robustness.bats: run only those, to check a fix in the
+# guest in minutes; "none": no suite, only what follows it; never set by
+# scripts/check.sh), STRESS_SECS (x86_64: each timed stress scenario in
+# the guest, default 3), PCTR_SUITE_TIMEOUT (x86_64-debug: seconds for
+# each bats run in the guest, default 5400), PCTR_PPC_SUITE=1 (ppc64le:
+# also run the conformance suite as root).
 set -euo pipefail
 
 usage() { sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
@@ -43,17 +56,21 @@ for a in "$@"; do
 	*) usage ;;
 	esac
 done
+debug=0
 case $arch in
 x86_64) tag=qemu-x86 karch=x86_64 cross= debarch=amd64 ;;
+x86_64-debug) tag=qemu-x86-debug karch=x86_64 cross= debarch=amd64 debug=1 ;;
 ppc64le) tag=qemu-ppc karch=powerpc cross=powerpc64le-linux-gnu- debarch=ppc64el ;;
 *) usage ;;
 esac
+base=${arch%-debug} # the arch proper: x86_64 or ppc64le
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/tests/qemu
 croot=${PERFCTRFS_CACHE:-/var/cache/perfctrfs}
 tarball=/usr/src/linux-source-6.1.tar.xz
-frag_file=$here/$arch.config
+frag_files=("$here/$base.config")
+[ $debug = 1 ] && frag_files+=("$here/$arch.config")
 jobs=${JOBS:-2}
 out=$top/build/qemu/$arch
 mkdir -p "$out" "$croot"
@@ -74,12 +91,15 @@ step() {
 	say "$name $((SECONDS - t0))s"
 }
 
+stress_secs=${STRESS_SECS:-3} suite_to=${PCTR_SUITE_TIMEOUT:-5400}
+[[ $stress_secs =~ ^[0-9]+$ ]] || die "STRESS_SECS: a number of seconds"
+[[ $suite_to =~ ^[0-9]+$ ]] || die "PCTR_SUITE_TIMEOUT: a number of seconds"
 [ -r "$tarball" ] || die "$tarball missing (scripts/deps.sh installs linux-source-6.1)"
 
 # The effective fragment: the PERFCTRFS lines only once the code exists.
 frag=$out/fragment.config
 frag_lines() {
-	grep -E '^CONFIG_|^# CONFIG_[A-Z0-9_]+ is not set$' "$frag_file"
+	cat "${frag_files[@]}" | grep -E '^CONFIG_|^# CONFIG_[A-Z0-9_]+ is not set$'
 }
 if [ -e "$top/fs/perfctrfs/Kconfig" ]; then
 	frag_lines > "$frag"
@@ -95,10 +115,15 @@ if [ -d "$top/kernel/patches" ]; then
 fi
 key=$( {
 	dpkg-query -W -f='${Version}\n' linux-source-6.1 2>/dev/null || stat -c '%s %Y' "$tarball"
-	cat "$frag_file"
+	cat "${frag_files[@]}"
 	for p in "${patches[@]}"; do basename "$p"; cat "$p"; done
 } | sha256sum | cut -c1-12)
-cache=$croot/$arch-$key
+# The debug kernel's caches live in their own directory: the cleanup
+# below and bench/qemu-bench.sh (newest x86_64-*/obj) see only the normal
+# ones.
+cdir=$croot
+[ $debug = 1 ] && cdir=$croot/debug
+cache=$cdir/$base-$key
 src=$cache/src obj=$cache/obj
 mkdir -p "$cache"
 
@@ -106,8 +131,10 @@ mkdir -p "$cache"
 exec 9> "$cache/lock"
 flock -w 3600 9 || die "cache $cache stayed locked for an hour"
 
-# Caches of older keys for this arch are dead weight (1-2 GB each).
-for d in "$croot/$arch"-*; do
+# Caches of older keys for this arch and variant are dead weight (1-2 GB
+# each): only <arch>-<12 hex digits>, never a scratch or other directory.
+for d in "$cdir/$base"-*; do
+	[[ ${d##*/} =~ ^$base-[0-9a-f]{12}$ ]] || continue
 	[ "$d" = "$cache" ] || [ ! -d "$d" ] && continue
 	if flock -n "$d/lock" true 2>/dev/null; then rm -rf "$d"; fi
 done
@@ -152,6 +179,34 @@ if [ -d "$top/fs/perfctrfs" ]; then
 	done
 fi
 
+# make compares times: an object built from another clone's (or a newer
+# version of these) files is newer than this clone's files, and make would
+# keep it, booting code this clone does not have.  So when the linked
+# files' contents differ from the last build's, every object built from
+# one of them goes (its .cmd file lists what it was built from).
+linked_hash() {
+	local f
+	for f in include/linux/perfctrfs.h arch/x86/perfctrfs_pmu.c \
+		arch/powerpc/perfctrfs_pmu.c fs/perfctrfs/Kconfig \
+		fs/perfctrfs/Makefile fs/perfctrfs/.kunitconfig fs/perfctrfs/*.[ch]; do
+		[ -f "$top/$f" ] && { echo "== $f"; cat "$top/$f"; }
+	done | sha256sum | cut -c1-16
+}
+drop_stale_objects() {
+	local c o
+	[ -d "$obj" ] || return 0
+	[ "$(cat "$obj/.perfctrfs-linked" 2>/dev/null)" = "$linked" ] && return 0
+	grep -rlE --include='.*.o.cmd' 'include/linux/perfctrfs\.h|/fs/perfctrfs/|perfctrfs_pmu\.c' "$obj" |
+	while IFS= read -r c; do
+		o=${c##*/}
+		o=${o#.}
+		o=${c%/*}/${o%.cmd}
+		echo "rebuild ${o#"$obj"/}"
+		rm -f "$o"
+	done
+}
+linked=$(cd "$top" && linked_hash)
+
 kmake() {
 	make -C "$src" O="$obj" ARCH="$karch" ${cross:+CROSS_COMPILE=$cross} "$@"
 }
@@ -170,7 +225,7 @@ verify_config() {
 
 configure() {
 	mkdir -p "$obj"
-	if [ "$arch" = x86_64 ]; then
+	if [ "$base" = x86_64 ]; then
 		kmake tinyconfig
 		(cd "$src" && scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" "$frag")
 		kmake olddefconfig
@@ -204,9 +259,11 @@ if [ $build = 1 ]; then
 	else
 		step configure verify_config
 	fi
+	step stale drop_stale_objects
 	step build build_kernel
+	echo "$linked" > "$obj/.perfctrfs-linked"
 fi
-if [ "$arch" = x86_64 ]; then
+if [ "$base" = x86_64 ]; then
 	kernel=$obj/arch/x86/boot/bzImage
 else
 	kernel=$obj/vmlinux
@@ -273,6 +330,15 @@ make_initramfs() {
 		make -C "$top/tests/helpers" STATIC=1 CC="$cc" OUT="$out/helpers"
 		cp -a "$out/helpers/." "$root/tests/helpers/bin/"
 	fi
+	# x86_64: tests/stress's stress scenarios and permission matrix run
+	# after the suite (their static program in /tests/stress/bin).
+	if [ "$base" = x86_64 ] && [ -f "$top/tests/stress/Makefile" ]; then
+		mkdir -p "$root/tests/stress/bin"
+		cp "$top/tests/stress/stress.sh" "$top/tests/stress/permission-matrix.sh" \
+			"$root/tests/stress/"
+		make -C "$top/tests/stress" STATIC=1 CC="$cc" OUT="$out/stress"
+		cp -a "$out/stress/." "$root/tests/stress/bin/"
+	fi
 	if [ "$arch" = ppc64le ]; then
 		mkdir -p "$root/tests/ppc"
 		cp "$here"/ppc/*.bats "$here"/ppc/*.bash "$root/tests/ppc/" 2>/dev/null || true
@@ -298,10 +364,16 @@ make_initramfs() {
 step initramfs make_initramfs
 
 # ---------------------------------------------------------------- boot
-if [ "$arch" = x86_64 ]; then
-	qemu=(qemu-system-x86_64 -accel tcg -m 1G -smp 2 -nodefaults -nographic
+if [ "$base" = x86_64 ]; then
+	# the debug kernel: KASAN's shadow (1/8) and quarantine, kmemleak's
+	# objects, and a log buffer that holds every report until the end
+	mem=1G
+	[ $debug = 1 ] && mem=2G
+	qemu=(qemu-system-x86_64 -accel tcg -m "$mem" -smp 2 -nodefaults -nographic
 		-no-reboot -monitor none -kernel "$kernel" -initrd "$initrd")
 	cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 kunit.enable=1"
+	cmdline="$cmdline PCTR_STRESS_SECS=$stress_secs"
+	[ $debug = 1 ] && cmdline="$cmdline log_buf_len=8M PCTR_SUITE_TIMEOUT=$suite_to"
 else
 	qemu=(qemu-system-ppc64 -M pseries -cpu POWER9 -smp 2 -m 1G -nographic
 		-no-reboot -icount shift=0 -kernel "$kernel" -initrd "$initrd")
@@ -312,11 +384,11 @@ fi
 
 if [ $mode = shell ]; then
 	say "interactive shell: exit it to power off, Ctrl-A x quits QEMU"
-	[ "$arch" = x86_64 ] && qemu+=(-serial mon:stdio)
+	[ "$base" = x86_64 ] && qemu+=(-serial mon:stdio)
 	exec "${qemu[@]}" -append "$cmdline PCTR_MODE=shell"
 fi
 
-[ "$arch" = x86_64 ] && qemu+=(-serial stdio)
+[ "$base" = x86_64 ] && qemu+=(-serial stdio)
 if [ -n "${PCTR_BATS:-}" ]; then
 	[[ $PCTR_BATS =~ ^[A-Za-z0-9._,-]+$ ]] || die "PCTR_BATS: comma-separated file names only"
 	cmdline="$cmdline PCTR_BATS=$PCTR_BATS"
@@ -324,6 +396,8 @@ fi
 [ "${PCTR_PPC_SUITE:-}" = 1 ] && cmdline="$cmdline PCTR_PPC_SUITE=1"
 log=$out/serial.log
 : > "$log"
+qemu_to=${QEMU_TIMEOUT:-2400}
+[ $debug = 1 ] && qemu_to=${QEMU_TIMEOUT:-14400}
 t0=$SECONDS tb=
 # Read the console as it comes, to time boot and suite apart.
 while IFS= read -r line; do
@@ -333,7 +407,10 @@ while IFS= read -r line; do
 		tb=$SECONDS
 		say "boot $((tb - t0))s"
 	fi
-done < <(timeout -k 10 "${QEMU_TIMEOUT:-2400}" \
+	if [[ $line =~ "=== PCTR END "([a-z-]+)" rc="(-?[0-9]+)" "([0-9]+s) ]]; then
+		say "  ${BASH_REMATCH[1]} ${BASH_REMATCH[3]} (guest), exit ${BASH_REMATCH[2]}"
+	fi
+done < <(timeout -k 10 "$qemu_to" \
 	"${qemu[@]}" -append "$cmdline" < /dev/null 2>&1; echo "=== PCTR QEMU-EXIT $?")
 [ -n "$tb" ] || { tb=$t0; say "boot: init never started"; }
 say "suite $((SECONDS - tb))s"
@@ -341,12 +418,20 @@ say "suite $((SECONDS - tb))s"
 # ---------------------------------------------------------------- results
 tap=$out/results.tap
 rc=0
-expect="kunit bats-root bats-user dmesg"
+expect="kunit bats-root bats-user stress matrix dmesg"
+[ "${PCTR_BATS:-}" = none ] && expect="kunit stress matrix dmesg"
+[ $debug = 1 ] && expect=${expect/dmesg/kmemleak dmesg}
 if [ "$arch" = ppc64le ]; then
 	expect="kunit ppc dmesg"
 	[ "${PCTR_PPC_SUITE:-}" = 1 ] && expect="kunit ppc bats-root dmesg"
 fi
-awk -v want_kunit="$have_perfctrfs" -v expect="$expect" -f "$here/tap.awk" "$log" > "$tap" || rc=$?
+# The functions perfctrfs defines, for kmemleak's backtraces.
+syms=$out/perfctrfs.syms
+find "$obj/fs/perfctrfs" "$obj/arch" -name '*.o' \( -path '*/fs/perfctrfs/*' -o -name 'perfctrfs_pmu.o' \) \
+	-exec nm --defined-only {} + 2>/dev/null |
+	awk '$2 ~ /^[tTwW]$/ { sub(/\..*/, "", $3); print $3 }' | LC_ALL=C sort -u > "$syms" || true
+awk -v want_kunit="$have_perfctrfs" -v expect="$expect" -v debug="$debug" -v syms="$syms" \
+	-f "$here/tap.awk" "$log" > "$tap" || rc=$?
 cat "$tap"
 if [ -n "$(grep -o 'PCTR PPC-COUNTS.*' "$log" || true)" ]; then
 	grep -o 'PCTR PPC-COUNTS.*' "$log" | sed "s/^PCTR PPC-COUNTS/$tag: counts:/" >&2
