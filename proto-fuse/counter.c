@@ -1192,6 +1192,19 @@ static bool is_clock(const struct perfctrfs_event *ev)
 		ev->config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
+/*
+ * Has the task of this open leader exited?  perf then reports POLLHUP on
+ * it, and refuses new members with ENODEV (6.18) where a lone counter on
+ * that task would get ESRCH: the thread went away between our listing
+ * and this open, which is not a failure of the open.
+ */
+static bool leader_exited(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
 static int open_set(struct pf_file *f, struct pf_set *set,
 		    const struct pf_where *w, bool inherit)
 {
@@ -1254,6 +1267,8 @@ static int open_set(struct pf_file *f, struct pf_set *set,
 			if (fd >= 0)
 				set->no_signal = true;
 		}
+		if (fd < 0 && m && leader_exited(set->fd[0]))
+			return -ESRCH;
 		if (fd < 0)
 			return -errno;
 		set->fd[m] = fd;
@@ -1372,6 +1387,12 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 				(f->nr_sets - s - 1) * sizeof(*where));
 			f->nr_sets--;
 			s--;
+			/*
+			 * Dropped, not failed: without this, a drop of the
+			 * last listed thread ended the loop with -ESRCH and
+			 * failed the whole open as ENOENT.
+			 */
+			err = 0;
 			continue;
 		}
 		if (err)
