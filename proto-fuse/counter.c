@@ -19,7 +19,12 @@
  * F_SETSIG signals on every overflow of such a counter, its inherited
  * children's included, without any buffer.  The signals stay blocked in
  * every thread and arrive through the signalfd with the perf fd in
- * ssi_fd.  The tick keeps "N events since the last line" sound when the
+ * ssi_fd.  They are on (O_ASYNC) only while a reader waits for a line,
+ * and go off at the first signal that finds nobody waiting: a period-1
+ * counter on a busy CPU overflows at every event, and a signal per event
+ * would fill the user's signal queue (RLIMIT_SIGPENDING: other processes
+ * of the user then fail timer_create() with EAGAIN) and keep this loop
+ * and pf_lock busy for nobody.  The tick keeps "N events since the last line" sound when the
  * count is a sum whose rise need not make any one counter overflow
  * (inherited children count on their own period), and when the signal
  * queue overflowed (SIGIO, no fd).
@@ -77,6 +82,8 @@ struct pf_set {
 	size_t rb_len;
 	bool polled;			/* leader fd is in the epoll set */
 	bool no_signal;			/* leader cannot sample: tick only */
+	bool sigio;			/* leader can signal its overflows */
+	bool async;			/* ... and does now (O_ASYNC) */
 };
 
 struct pf_waiter {
@@ -840,6 +847,29 @@ static void kick_all(void)
 }
 
 /*
+ * Overflow signals of @f's counters on or off.  A failure leaves them as
+ * they were: off, the tick still answers within TICK_NS; on, the next
+ * signal tries again.
+ */
+static void file_signals(struct pf_file *f, bool on)
+{
+	unsigned int s;
+
+	for (s = 0; s < f->nr_sets; s++) {
+		struct pf_set *set = &f->sets[s];
+		int fl;
+
+		if (!set->sigio || set->async == on)
+			continue;
+		fl = fcntl(set->fd[0], F_GETFL);
+		if (fl < 0 || fcntl(set->fd[0], F_SETFL,
+				    on ? fl | O_ASYNC : fl & ~O_ASYNC))
+			continue;
+		set->async = on;
+	}
+}
+
+/*
  * Overflow signals: each names the perf fd that overflowed.  At most
  * SIG_READS reads a wakeup: a counter with a tiny period (cpu_clock at
  * period 1) raises signals faster than one thread reads them, and reading
@@ -866,8 +896,13 @@ static bool read_signals(void)
 				continue;
 			}
 			f = fd_keys[fd] ? file_by_key(fd_keys[fd] - 1) : NULL;
-			if (f)
+			if (!f)
+				continue;
+			if (f->waiters || f->ph)
 				file_kick(f);
+			/* answered, or queued before we turned them off */
+			if (!f->waiters && !f->ph)
+				file_signals(f, false);
 		}
 	}
 	if (all)
@@ -894,7 +929,10 @@ static int fd_key_set(int fd, uint64_t key)
 	return 0;
 }
 
-/* Ask perf for SIG_WAKE, naming @fd, on each overflow of its counter. */
+/*
+ * Name us and SIG_WAKE as where @fd's overflows go; file_signals() turns
+ * them on while somebody waits.
+ */
 static int fd_async(int fd, uint64_t key)
 {
 	int err = fd_key_set(fd, key);
@@ -902,8 +940,7 @@ static int fd_async(int fd, uint64_t key)
 	if (err)
 		return err;
 	if (fcntl(fd, F_SETOWN, getpid()) ||
-	    fcntl(fd, F_SETSIG, SIG_WAKE) ||
-	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC))
+	    fcntl(fd, F_SETSIG, SIG_WAKE))
 		return -errno;
 	return 0;
 }
@@ -1047,6 +1084,8 @@ void pf_file_read(fuse_req_t req, struct pf_file *f, size_t size, off_t off,
 	f->wtail = &w->next;
 	if (needs_tick(f))
 		tick_arm(true);
+	/* a count that got there meanwhile: file_kick() below sees it */
+	file_signals(f, true);
 	pthread_mutex_unlock(&pf_lock);
 
 	fuse_req_interrupt_func(req, read_interrupted, NULL);
@@ -1083,6 +1122,9 @@ void pf_file_poll(fuse_req_t req, struct pf_file *f,
 			f->ph = ph;
 			if (needs_tick(f))
 				tick_arm(true);
+			file_signals(f, true);
+			/* ready since we looked: notify now, not at the tick */
+			file_kick(f);
 		}
 	}
 	pthread_mutex_unlock(&pf_lock);
@@ -1584,6 +1626,7 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 			err = fd_async(f->sets[s].fd[0], ep_key(f, IDX_SET0 + s));
 			if (err)
 				goto fail_slot;
+			f->sets[s].sigio = true;
 		}
 		if (f->sets[s].meta) {
 			err = ep_add(f->sets[s].fd[0], ep_key(f, IDX_SET0 + s));

@@ -116,7 +116,9 @@ storm_beside() {
 	wait "$reader" || true
 	n=$(grep -cE '^[0-9]+$' "$BATS_TEST_TMPDIR/storm.out")
 	echo "# slowest period-0 read ${worst} ms; period-1 reader: $n lines in 8 s" >&3
-	assert_ge "$n" 5 "lines the period-1 reader got in 8 s"
+	# every read of a period-1 leaf on a busy event is ready at once: a
+	# daemon busy with its own signals gave 17-22 lines here, not 10000s
+	assert_ge "$n" 200 "lines the period-1 reader got in 8 s"
 	! grep -qvE '^[0-9]+$' "$BATS_TEST_TMPDIR/storm.out" ||
 		die "period-1 reader: $(grep -vE '^[0-9]+$' "$BATS_TEST_TMPDIR/storm.out" | head -3)"
 }
