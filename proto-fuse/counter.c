@@ -84,6 +84,7 @@ struct pf_set {
 	bool no_signal;			/* leader cannot sample: tick only */
 	bool sigio;			/* leader can signal its overflows */
 	bool async;			/* ... and does now (O_ASYNC) */
+	uint64_t wake_period;		/* the leader's sample_period */
 };
 
 struct pf_waiter {
@@ -870,6 +871,19 @@ static void file_signals(struct pf_file *f, bool on)
 
 		if (!set->sigio || set->async == on)
 			continue;
+		/*
+		 * Overflows come every wake_period events from the open, but
+		 * a line is due N events after the previous line: waiting
+		 * for the next overflow after that made a line late by up
+		 * to a whole period, half the lines of a fast stream.
+		 * Setting the period again restarts it from now (from the
+		 * next event for software events, which overflow once at
+		 * it): the next overflow is then N events after the reader
+		 * came back, which it had to wait for anyway.
+		 */
+		if (on && set->wake_period)
+			ioctl(set->fd[0], PERF_EVENT_IOC_PERIOD,
+			      &set->wake_period);
 		fl = fcntl(set->fd[0], F_GETFL);
 		if (fl < 0 || fcntl(set->fd[0], F_SETFL,
 				    on ? fl | O_ASYNC : fl & ~O_ASYNC))
@@ -1425,6 +1439,7 @@ static int open_set(struct pf_file *f, struct pf_set *set,
 				uint64_t p = f->period.value / f->nr_sets;
 
 				attr.sample_period = p ? p : 1;
+				set->wake_period = attr.sample_period;
 				attr.wakeup_events = 1;
 			}
 		}
