@@ -24,11 +24,19 @@ teardown() {
 	true
 }
 
+# A directory of this test's own to mount on: /tmp need not be writable
+# to a user.
+private_dir() {
+	mkdir -p "$BATS_TEST_TMPDIR/mnt" && echo "$BATS_TEST_TMPDIR/mnt"
+}
+
 # A daemon of our own, under `prlimit --nofile=SOFT:HARD`, mounted by us
 # without allow_other (root or a user alike).
 mount_private() {
 	local dir=$1 lim=$2
 	require_cmd prlimit fusermount3
+	[ -r /dev/fuse ] && [ -w /dev/fuse ] ||
+		skip "this user cannot open /dev/fuse to mount a daemon of its own"
 	prlimit --nofile="$lim" -- "$PERFCTR_FUSE_BIN" -f "$dir" \
 		> "$BATS_TEST_TMPDIR/private.log" 2>&1 3>&- &
 	echo $! > "$BATS_TEST_TMPDIR/private.pid"
@@ -56,7 +64,7 @@ perf_fds_of() {
 }
 
 @test "the daemon raises its fd soft limit to the hard limit and says so" {
-	fdmnt=$(extra_dir)
+	fdmnt=$(private_dir)
 	mount_private "$fdmnt" 32:64
 	grep -q 'soft limit 64 (was 32), hard limit 64' "$BATS_TEST_TMPDIR/private.log" ||
 		die "log: $(cat "$BATS_TEST_TMPDIR/private.log")"
@@ -66,7 +74,7 @@ perf_fds_of() {
 }
 
 @test "a daemon out of fds gives EMFILE, not ENOENT, and serves again once they close" {
-	fdmnt=$(extra_dir)
+	fdmnt=$(private_dir)
 	mount_private "$fdmnt" 64:64
 	pid=$(cat "$BATS_TEST_TMPDIR/private.pid")
 	base=$(perf_fds_of "$pid")
