@@ -972,12 +972,22 @@ static void *pf_loop(void *arg)
 {
 	/* a signal storm: let the lock's waiters in before the next round */
 	const struct timespec backoff = { 0, 2000000 };
+	/*
+	 * Rings wake us per sample (wakeup_events = 1, so that a reader
+	 * gets its first record at once): a clock sampled every 10 us is
+	 * 100k wakeups a second, each a round under pf_lock, and glibc's
+	 * mutex is not fair, so a worker waiting for it (a release, an
+	 * open) could wait for seconds: fuse_fuzz timed out in
+	 * pf_file_release() so.  After a round that drained a ring, pause:
+	 * the rings fill meanwhile and the next round takes all of it.
+	 */
+	const struct timespec ring_pause = { 0, 1000000 };
 	struct epoll_event evs[64];
 
 	(void)arg;
 	for (;;) {
 		int i, n = epoll_wait(epfd, evs, 64, -1);
-		bool storm = false;
+		bool storm = false, rings = false;
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -1004,12 +1014,17 @@ static void *pf_loop(void *arg)
 				continue;
 			}
 			f = file_by_key(key);
-			if (f)
-				file_service(f, key & 0xffff, evs[i].events);
+			if (!f)
+				continue;
+			rings |= f->type == PERFCTRFS_IRQ &&
+				 (key & 0xffff) >= IDX_SET0;
+			file_service(f, key & 0xffff, evs[i].events);
 		}
 		pthread_mutex_unlock(&pf_lock);
 		if (storm)
 			nanosleep(&backoff, NULL);
+		else if (rings)
+			nanosleep(&ring_pause, NULL);
 	}
 	return NULL;
 }
