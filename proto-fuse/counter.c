@@ -19,7 +19,12 @@
  * F_SETSIG signals on every overflow of such a counter, its inherited
  * children's included, without any buffer.  The signals stay blocked in
  * every thread and arrive through the signalfd with the perf fd in
- * ssi_fd.  The tick keeps "N events since the last line" sound when the
+ * ssi_fd.  They are on (O_ASYNC) only while a reader waits for a line,
+ * and go off at the first signal that finds nobody waiting: a period-1
+ * counter on a busy CPU overflows at every event, and a signal per event
+ * would fill the user's signal queue (RLIMIT_SIGPENDING: other processes
+ * of the user then fail timer_create() with EAGAIN) and keep this loop
+ * and pf_lock busy for nobody.  The tick keeps "N events since the last line" sound when the
  * count is a sum whose rise need not make any one counter overflow
  * (inherited children count on their own period), and when the signal
  * queue overflowed (SIGIO, no fd).
@@ -60,6 +65,7 @@
 #define TICK_NS		100000000ULL	/* fallback tick: 100ms */
 #define SIG_READS	4		/* signalfd reads a wakeup, see read_signals() */
 #define MAX_SETS	65000	/* fits the 16-bit index in epoll data */
+#define PF_MAX_GROUPS	256	/* a caller's groups we pass on */
 
 #define IDX_TIMER	0
 #define IDX_PIDFD	1
@@ -76,6 +82,9 @@ struct pf_set {
 	size_t rb_len;
 	bool polled;			/* leader fd is in the epoll set */
 	bool no_signal;			/* leader cannot sample: tick only */
+	bool sigio;			/* leader can signal its overflows */
+	bool async;			/* ... and does now (O_ASYNC) */
+	uint64_t wake_period;		/* the leader's sample_period */
 };
 
 struct pf_waiter {
@@ -150,22 +159,84 @@ unsigned long pf_open_counters(void)
 	return n;
 }
 
-/* The Tgid of a task, from /proc/<tid>/status; -ENOENT if it is gone. */
-int pf_tgid_of(pid_t tid)
+/*
+ * What an open needs to know about a task, from one read of its
+ * /proc/<tid>/status: its process, and (for the caller) what perf will
+ * judge it by.
+ */
+struct pf_status {
+	pid_t tgid;
+	uint64_t cap_eff;
+	int nr_groups;
+	gid_t groups[PF_MAX_GROUPS];
+};
+
+/* An errno from /proc about a task: a task that is gone is ENOENT. */
+static int proc_err(int err)
 {
-	char path[64], line[256];
-	int tgid = -ENOENT;
-	FILE *fp;
+	return err == ENOENT || err == ESRCH ? -ENOENT : -err;
+}
+
+/*
+ * Read /proc/<tid>/status once.  -ENOENT when the task is gone; the
+ * errno itself for anything else (EMFILE when we are out of fds: never
+ * ENOENT for that, or a full daemon looks like a vanished target).
+ */
+static int read_status(pid_t tid, struct pf_status *st)
+{
+	char path[64], buf[16384], *line, *save, *end;
+	bool have_tgid = false, have_cap = false;
+	size_t len = 0;
+	ssize_t n;
+	int fd, err = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fp = fopen(path, "re");
-	if (!fp)
-		return -ENOENT;
-	while (fgets(line, sizeof(line), fp))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return proc_err(errno);
+	for (;;) {
+		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
 			break;
-	fclose(fp);
-	return tgid;
+		len += n;
+		if (len == sizeof(buf) - 1)
+			break;
+	}
+	if (n < 0)
+		err = proc_err(errno);
+	close(fd);
+	if (err)
+		return err;
+	if (!len)
+		return -ENOENT;	/* it died between open and read */
+	buf[len] = 0;
+	st->nr_groups = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "Tgid:", 5)) {
+			st->tgid = strtol(line + 5, &end, 10);
+			have_tgid = end != line + 5;
+		} else if (!strncmp(line, "CapEff:", 7)) {
+			st->cap_eff = strtoull(line + 7, &end, 16);
+			have_cap = end != line + 7;
+		} else if (!strncmp(line, "Groups:", 7)) {
+			char *p = line + 7;
+
+			/* perf looks at no group: the first PF_MAX_GROUPS do */
+			while (st->nr_groups < PF_MAX_GROUPS) {
+				unsigned long g = strtoul(p, &end, 10);
+
+				if (end == p)
+					break;
+				st->groups[st->nr_groups++] = g;
+				p = end;
+			}
+		}
+	}
+	/* the kernel always writes both, early: a cut or odd file is EIO */
+	return have_tgid && have_cap && st->tgid > 0 ? 0 : -EIO;
 }
 
 static uint64_t ep_key(const struct pf_file *f, unsigned int idx)
@@ -199,29 +270,91 @@ static void ep_del(int fd)
  */
 struct pf_creds {
 	bool switched;
-	gid_t groups[256];
-	int nr_groups;
 };
 
-static int read_capeff(pid_t tid, uint64_t *eff)
-{
-	char path[64], line[256];
-	unsigned long long v;
-	int err = -ESRCH;
-	FILE *fp;
+/*
+ * The daemon's own credentials, taken once at start: a caller whose
+ * uid, gid, groups and effective capabilities are these needs no switch
+ * (root calling a root daemon, the common case), and every switch ends
+ * by restoring them.
+ */
+static struct {
+	uid_t uid;
+	gid_t gid;
+	bool ids_uniform;		/* real = effective = saved, for both */
+	uint64_t eff, permitted;
+	int nr_groups, nr_sorted;
+	gid_t *groups;			/* as getgroups() gave them */
+	gid_t *sorted;			/* the same as a sorted set */
+} own;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fp = fopen(path, "re");
-	if (!fp)
-		return -ESRCH;
-	while (fgets(line, sizeof(line), fp))
-		if (sscanf(line, "CapEff: %llx", &v) == 1) {
-			*eff = v;
-			err = 0;
-			break;
-		}
-	fclose(fp);
-	return err;
+static int gid_cmp(const void *a, const void *b)
+{
+	gid_t x = *(const gid_t *)a, y = *(const gid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* @in as a sorted set into @out; returns its size */
+static int sort_set(gid_t *out, const gid_t *in, int n)
+{
+	int i, k = 0;
+
+	memcpy(out, in, n * sizeof(gid_t));
+	qsort(out, n, sizeof(gid_t), gid_cmp);
+	for (i = 0; i < n; i++)
+		if (!i || out[i] != out[i - 1])
+			out[k++] = out[i];
+	return k;
+}
+
+static int own_creds_init(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+	int n;
+
+	if (getresuid(&ru, &eu, &su) || getresgid(&rg, &eg, &sg) ||
+	    syscall(SYS_capget, &hdr, data))
+		return -errno;
+	own.uid = eu;
+	own.gid = eg;
+	own.ids_uniform = ru == eu && su == eu && rg == eg && sg == eg;
+	own.eff = data[0].effective | (uint64_t)data[1].effective << 32;
+	own.permitted = data[0].permitted | (uint64_t)data[1].permitted << 32;
+	n = getgroups(0, NULL);
+	if (n < 0)
+		return -errno;
+	own.groups = calloc(n + 1, sizeof(gid_t));
+	own.sorted = calloc(n + 1, sizeof(gid_t));
+	if (!own.groups || !own.sorted)
+		return -ENOMEM;
+	n = getgroups(n, own.groups);
+	if (n < 0)
+		return -errno;
+	own.nr_groups = n;
+	own.nr_sorted = sort_set(own.sorted, own.groups, n);
+	return 0;
+}
+
+/* Would taking the caller's credentials change nothing perf looks at? */
+static bool creds_are_own(const struct fuse_ctx *ctx,
+			  const struct pf_status *caller)
+{
+	gid_t sorted[PF_MAX_GROUPS];
+	int n;
+
+	if (!own.ids_uniform || ctx->uid != own.uid || ctx->gid != own.gid ||
+	    (caller->cap_eff & own.permitted) != own.eff)
+		return false;
+	/* setgroups() keeps a set: order and repeats do not matter */
+	n = sort_set(sorted, caller->groups, caller->nr_groups);
+	return n == own.nr_sorted &&
+	       !memcmp(sorted, own.sorted, n * sizeof(gid_t));
 }
 
 static int set_effective(uint64_t eff)
@@ -240,60 +373,59 @@ static int set_effective(uint64_t eff)
 	return 0;
 }
 
-static int creds_enter(fuse_req_t req, struct pf_creds *c)
+/* Back to the daemon's own credentials: 0, or -1 with errno set. */
+static int creds_restore(void)
+{
+	int err = set_effective(own.eff);
+
+	if (err) {
+		errno = -err;
+		return -1;
+	}
+	if (syscall(SYS_setresuid, own.uid, own.uid, own.uid) ||
+	    syscall(SYS_setresgid, own.gid, own.gid, own.gid) ||
+	    syscall(SYS_setgroups, own.nr_groups, own.groups))
+		return -1;
+	return 0;
+}
+
+static int creds_enter(fuse_req_t req, const struct pf_status *caller,
+		       struct pf_creds *c)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	gid_t groups[256];
-	uint64_t eff;
-	int n, err;
+	int err;
 
 	c->switched = false;
-	if (!multiuser)
+	if (!multiuser || creds_are_own(ctx, caller))
 		return 0;
-	err = read_capeff(ctx->pid, &eff);
-	if (err)
-		return err;
-	n = fuse_req_getgroups(req, 256, groups);
-	if (n < 0)
-		n = 0;
-	if (n > 256)
-		n = 256;
-	c->nr_groups = getgroups(256, c->groups);
-	if (c->nr_groups < 0)
-		c->nr_groups = 0;
-	if (syscall(SYS_setgroups, n, groups) ||
+	if (syscall(SYS_setgroups, caller->nr_groups, caller->groups) ||
 	    syscall(SYS_setresgid, ctx->gid, ctx->gid, ctx->gid) ||
 	    syscall(SYS_setresuid, ctx->uid, ctx->uid, ctx->uid)) {
 		err = -errno;
 		goto undo;
 	}
 	c->switched = true;
-	err = set_effective(eff);
+	err = set_effective(caller->cap_eff);
 	if (err)
 		goto undo;
 	return 0;
 undo:
-	set_effective(~0ULL);
-	syscall(SYS_setresuid, 0, 0, 0);
-	syscall(SYS_setresgid, 0, 0, 0);
-	syscall(SYS_setgroups, c->nr_groups, c->groups);
+	creds_restore();
 	c->switched = false;
 	return err;
 }
 
 static void creds_leave(struct pf_creds *c)
 {
-	if (!multiuser)
+	if (!c->switched)
 		return;
-	if (set_effective(~0ULL) ||
-	    syscall(SYS_setresuid, 0, 0, 0) ||
-	    syscall(SYS_setresgid, 0, 0, 0) ||
-	    syscall(SYS_setgroups, c->nr_groups, c->groups)) {
+	if (creds_restore()) {
 		/* a worker that cannot become root again must not serve */
 		pf_log(LOG_ERR, "cannot restore credentials: %s",
 		       strerror(errno));
 		abort();
 	}
+	c->switched = false;
 }
 
 /* ---- reading counts --------------------------------------------------- */
@@ -392,6 +524,23 @@ static void irq_enqueue(struct pf_file *f, uint64_t ip, uint64_t period)
 	irq_push(f, f->irq_sum, ip, false);
 }
 
+/* @len bytes at ring position @pos into @dst, across the wrap */
+static void ring_copy(const unsigned char *data, uint64_t size, uint64_t pos,
+		      void *dst, size_t len)
+{
+	uint64_t off = pos % size;
+	size_t first = len < size - off ? len : size - off;
+
+	memcpy(dst, data + off, first);
+	memcpy((unsigned char *)dst + first, data, len - first);
+}
+
+/*
+ * Take what the kernel wrote: per record its header and the two words
+ * after it (a sample's ip and period, a lost record's id and count),
+ * two memcpy()s at most each; a byte-by-byte copy of every record was
+ * most of the fuzzer's time with busy irq leaves.
+ */
 static void drain_ring(struct pf_file *f, struct pf_set *set)
 {
 	struct perf_event_mmap_page *meta = set->meta;
@@ -405,28 +554,20 @@ static void drain_ring(struct pf_file *f, struct pf_set *set)
 	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
 	tail = meta->data_tail;
 	while (tail + sizeof(struct perf_event_header) <= head) {
-		unsigned char rec[64];
 		struct perf_event_header hdr;
-		uint64_t i, len;
+		uint64_t w[2];
 
-		for (i = 0; i < sizeof(hdr); i++)
-			((unsigned char *)&hdr)[i] = data[(tail + i) % size];
+		ring_copy(data, size, tail, &hdr, sizeof(hdr));
 		if (hdr.size < sizeof(hdr) || tail + hdr.size > head)
 			break;
-		len = hdr.size < sizeof(rec) ? hdr.size : sizeof(rec);
-		for (i = 0; i < len; i++)
-			rec[i] = data[(tail + i) % size];
-		if (hdr.type == PERF_RECORD_SAMPLE && len >= 24) {
-			uint64_t ip, period;
-
-			memcpy(&ip, rec + 8, 8);
-			memcpy(&period, rec + 16, 8);
-			irq_enqueue(f, ip, period);
-		} else if (hdr.type == PERF_RECORD_LOST && len >= 24) {
-			uint64_t lost;
-
-			memcpy(&lost, rec + 16, 8);
-			f->lost_pending += lost;
+		if (hdr.size >= sizeof(hdr) + sizeof(w) &&
+		    (hdr.type == PERF_RECORD_SAMPLE ||
+		     hdr.type == PERF_RECORD_LOST)) {
+			ring_copy(data, size, tail + sizeof(hdr), w, sizeof(w));
+			if (hdr.type == PERF_RECORD_SAMPLE)
+				irq_enqueue(f, w[0], w[1]);
+			else
+				f->lost_pending += w[1];
 		}
 		tail += hdr.size;
 	}
@@ -716,6 +857,42 @@ static void kick_all(void)
 }
 
 /*
+ * Overflow signals of @f's counters on or off.  A failure leaves them as
+ * they were: off, the tick still answers within TICK_NS; on, the next
+ * signal tries again.
+ */
+static void file_signals(struct pf_file *f, bool on)
+{
+	unsigned int s;
+
+	for (s = 0; s < f->nr_sets; s++) {
+		struct pf_set *set = &f->sets[s];
+		int fl;
+
+		if (!set->sigio || set->async == on)
+			continue;
+		/*
+		 * Overflows come every wake_period events from the open, but
+		 * a line is due N events after the previous line: waiting
+		 * for the next overflow after that made a line late by up
+		 * to a whole period, half the lines of a fast stream.
+		 * Setting the period again restarts it from now (from the
+		 * next event for software events, which overflow once at
+		 * it): the next overflow is then N events after the reader
+		 * came back, which it had to wait for anyway.
+		 */
+		if (on && set->wake_period)
+			ioctl(set->fd[0], PERF_EVENT_IOC_PERIOD,
+			      &set->wake_period);
+		fl = fcntl(set->fd[0], F_GETFL);
+		if (fl < 0 || fcntl(set->fd[0], F_SETFL,
+				    on ? fl | O_ASYNC : fl & ~O_ASYNC))
+			continue;
+		set->async = on;
+	}
+}
+
+/*
  * Overflow signals: each names the perf fd that overflowed.  At most
  * SIG_READS reads a wakeup: a counter with a tiny period (cpu_clock at
  * period 1) raises signals faster than one thread reads them, and reading
@@ -742,8 +919,13 @@ static bool read_signals(void)
 				continue;
 			}
 			f = fd_keys[fd] ? file_by_key(fd_keys[fd] - 1) : NULL;
-			if (f)
+			if (!f)
+				continue;
+			if (f->waiters || f->ph)
 				file_kick(f);
+			/* answered, or queued before we turned them off */
+			if (!f->waiters && !f->ph)
+				file_signals(f, false);
 		}
 	}
 	if (all)
@@ -770,7 +952,10 @@ static int fd_key_set(int fd, uint64_t key)
 	return 0;
 }
 
-/* Ask perf for SIG_WAKE, naming @fd, on each overflow of its counter. */
+/*
+ * Name us and SIG_WAKE as where @fd's overflows go; file_signals() turns
+ * them on while somebody waits.
+ */
 static int fd_async(int fd, uint64_t key)
 {
 	int err = fd_key_set(fd, key);
@@ -778,8 +963,7 @@ static int fd_async(int fd, uint64_t key)
 	if (err)
 		return err;
 	if (fcntl(fd, F_SETOWN, getpid()) ||
-	    fcntl(fd, F_SETSIG, SIG_WAKE) ||
-	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC))
+	    fcntl(fd, F_SETSIG, SIG_WAKE))
 		return -errno;
 	return 0;
 }
@@ -788,12 +972,22 @@ static void *pf_loop(void *arg)
 {
 	/* a signal storm: let the lock's waiters in before the next round */
 	const struct timespec backoff = { 0, 2000000 };
+	/*
+	 * Rings wake us per sample (wakeup_events = 1, so that a reader
+	 * gets its first record at once): a clock sampled every 10 us is
+	 * 100k wakeups a second, each a round under pf_lock, and glibc's
+	 * mutex is not fair, so a worker waiting for it (a release, an
+	 * open) could wait for seconds: fuse_fuzz timed out in
+	 * pf_file_release() so.  After a round that drained a ring, pause:
+	 * the rings fill meanwhile and the next round takes all of it.
+	 */
+	const struct timespec ring_pause = { 0, 1000000 };
 	struct epoll_event evs[64];
 
 	(void)arg;
 	for (;;) {
 		int i, n = epoll_wait(epfd, evs, 64, -1);
-		bool storm = false;
+		bool storm = false, rings = false;
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -820,12 +1014,17 @@ static void *pf_loop(void *arg)
 				continue;
 			}
 			f = file_by_key(key);
-			if (f)
-				file_service(f, key & 0xffff, evs[i].events);
+			if (!f)
+				continue;
+			rings |= f->type == PERFCTRFS_IRQ &&
+				 (key & 0xffff) >= IDX_SET0;
+			file_service(f, key & 0xffff, evs[i].events);
 		}
 		pthread_mutex_unlock(&pf_lock);
 		if (storm)
 			nanosleep(&backoff, NULL);
+		else if (rings)
+			nanosleep(&ring_pause, NULL);
 	}
 	return NULL;
 }
@@ -923,6 +1122,8 @@ void pf_file_read(fuse_req_t req, struct pf_file *f, size_t size, off_t off,
 	f->wtail = &w->next;
 	if (needs_tick(f))
 		tick_arm(true);
+	/* a count that got there meanwhile: file_kick() below sees it */
+	file_signals(f, true);
 	pthread_mutex_unlock(&pf_lock);
 
 	fuse_req_interrupt_func(req, read_interrupted, NULL);
@@ -959,6 +1160,9 @@ void pf_file_poll(fuse_req_t req, struct pf_file *f,
 			f->ph = ph;
 			if (needs_tick(f))
 				tick_arm(true);
+			file_signals(f, true);
+			/* ready since we looked: notify now, not at the tick */
+			file_kick(f);
 		}
 	}
 	pthread_mutex_unlock(&pf_lock);
@@ -1109,22 +1313,25 @@ static int add_where(struct pf_where **w, unsigned int *nr, pid_t pid,
 	return 0;
 }
 
-/* Where to open one group each: per thread of a process, per CPU of all. */
-static int list_targets(const struct pf_target *t, struct pf_where **out,
-			bool *is_process)
+/*
+ * Where to open one group each: per thread of a process, per CPU of all.
+ * @pid is the target with "self" resolved; @is_process from its status.
+ */
+static int list_targets(const struct pf_target *t,
+			const struct perfctrfs_pid *pid, bool is_process,
+			struct pf_where **out)
 {
 	struct pf_where *w = NULL;
 	unsigned int *cpus = NULL, nr = 0, nr_tids = 0, i;
 	pid_t *tids = NULL;
 	int nr_cpus = 1, err = 0;
 
-	*is_process = false;
-	if (t->cpu->all && t->pid.kind == PERFCTRFS_PID_ALL) {
+	if (t->cpu->all && pid->kind == PERFCTRFS_PID_ALL) {
 		nr_cpus = pf_online_cpus(&cpus);
 		if (nr_cpus <= 0)
 			return nr_cpus < 0 ? nr_cpus : -ENODEV;
 	}
-	if (t->pid.kind == PERFCTRFS_PID_ALL) {
+	if (pid->kind == PERFCTRFS_PID_ALL) {
 		if (!t->cpu->all)
 			err = add_where(&w, &nr, -1, t->cpu->cpu);
 		for (i = 0; t->cpu->all && i < (unsigned int)nr_cpus && !err;
@@ -1132,16 +1339,15 @@ static int list_targets(const struct pf_target *t, struct pf_where **out,
 			err = add_where(&w, &nr, -1, cpus[i]);
 		goto out;
 	}
-	if (pf_tgid_of(t->pid.pid) == (int)t->pid.pid) {
+	if (is_process) {
 		char path[64];
 		struct dirent *de;
 		DIR *d;
 
-		*is_process = true;
-		snprintf(path, sizeof(path), "/proc/%u/task", t->pid.pid);
+		snprintf(path, sizeof(path), "/proc/%u/task", pid->pid);
 		d = opendir(path);
 		if (!d) {
-			err = -ENOENT;
+			err = proc_err(errno);
 			goto out;
 		}
 		while ((de = readdir(d))) {
@@ -1160,13 +1366,13 @@ static int list_targets(const struct pf_target *t, struct pf_where **out,
 			tids[nr_tids++] = tid;
 		}
 		closedir(d);
-	} else if (pf_tgid_of(t->pid.pid) > 0) {
+	} else {
 		tids = malloc(sizeof(*tids));
 		if (!tids) {
 			err = -ENOMEM;
 			goto out;
 		}
-		tids[nr_tids++] = t->pid.pid;
+		tids[nr_tids++] = pid->pid;
 	}
 	if (!err && !nr_tids)
 		err = -ENOENT;
@@ -1190,6 +1396,19 @@ static bool is_clock(const struct perfctrfs_event *ev)
 	return ev->type == PERF_TYPE_SOFTWARE &&
 	       (ev->config == PERF_COUNT_SW_CPU_CLOCK ||
 		ev->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/*
+ * Has the task of this open leader exited?  perf then reports POLLHUP on
+ * it, and refuses new members with ENODEV (6.18) where a lone counter on
+ * that task would get ESRCH: the thread went away between our listing
+ * and this open, which is not a failure of the open.
+ */
+static bool leader_exited(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
 }
 
 static int open_set(struct pf_file *f, struct pf_set *set,
@@ -1235,6 +1454,7 @@ static int open_set(struct pf_file *f, struct pf_set *set,
 				uint64_t p = f->period.value / f->nr_sets;
 
 				attr.sample_period = p ? p : 1;
+				set->wake_period = attr.sample_period;
 				attr.wakeup_events = 1;
 			}
 		}
@@ -1254,6 +1474,8 @@ static int open_set(struct pf_file *f, struct pf_set *set,
 			if (fd >= 0)
 				set->no_signal = true;
 		}
+		if (fd < 0 && m && leader_exited(set->fd[0]))
+			return -ESRCH;
 		if (fd < 0)
 			return -errno;
 		set->fd[m] = fd;
@@ -1275,6 +1497,9 @@ static int open_set(struct pf_file *f, struct pf_set *set,
 int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		 struct pf_file **out)
 {
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct pf_status caller, target;
+	struct perfctrfs_pid pid = t->pid;
 	struct pf_where *where = NULL;
 	struct pf_creds creds;
 	struct pf_file *f;
@@ -1307,23 +1532,42 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		}
 	}
 
-	nr = list_targets(t, &where, &is_process);
+	/*
+	 * One read of the caller's status (a tid: FUSE names the thread)
+	 * gives its process for "self" and what perf judges it by; one of
+	 * the target's tells a process from a thread.
+	 */
+	err = 0;
+	if (multiuser || pid.kind == PERFCTRFS_PID_SELF)
+		err = read_status(ctx->pid, &caller);
+	if (!err && pid.kind == PERFCTRFS_PID_SELF) {
+		pid.kind = PERFCTRFS_PID_NUM;
+		pid.pid = caller.tgid;
+		is_process = true;
+	} else if (!err && pid.kind == PERFCTRFS_PID_NUM) {
+		err = read_status(pid.pid, &target);
+		is_process = !err && target.tgid == (pid_t)pid.pid;
+	}
+	nr = err ? err : list_targets(t, &pid, is_process, &where);
 	if (nr < 0) {
 		free(f->q);
 		free(f);
 		return nr;
 	}
-	if (t->pid.kind == PERFCTRFS_PID_NUM) {
-		f->pidfd = syscall(SYS_pidfd_open, t->pid.pid,
+	if (pid.kind == PERFCTRFS_PID_NUM) {
+		f->pidfd = syscall(SYS_pidfd_open, pid.pid,
 				   is_process ? 0 : PIDFD_THREAD);
-		if (f->pidfd < 0 && errno == ESRCH) {
+		/* gone is ENOENT; out of fds or memory fails the open */
+		if (f->pidfd < 0 && (errno == ESRCH || errno == EMFILE ||
+				     errno == ENFILE || errno == ENOMEM)) {
+			err = errno == ESRCH ? -ENOENT : -errno;
 			free(where);
 			free(f->q);
 			free(f);
-			return -ENOENT;
+			return err;
 		}
 		if (f->pidfd < 0)
-			f->nopidfd_pid = t->pid.pid;
+			f->nopidfd_pid = pid.pid;
 		if (f->pidfd < 0 && !warned_pidfd) {
 			warned_pidfd = true;
 			pf_log(LOG_WARNING,
@@ -1348,9 +1592,9 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	 * except irq on cpu "all": perf cannot mmap an inherited counter with
 	 * cpu = -1, and samples need the ring buffer.
 	 */
-	inherit = t->pid.kind == PERFCTRFS_PID_NUM &&
+	inherit = pid.kind == PERFCTRFS_PID_NUM &&
 		  !(f->type == PERFCTRFS_IRQ && t->cpu->all);
-	err = creds_enter(req, &creds);
+	err = creds_enter(req, &caller, &creds);
 	if (err)
 		goto fail;
 	for (s = 0; s < f->nr_sets; s++) {
@@ -1372,6 +1616,12 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 				(f->nr_sets - s - 1) * sizeof(*where));
 			f->nr_sets--;
 			s--;
+			/*
+			 * Dropped, not failed: without this, a drop of the
+			 * last listed thread ended the loop with -ESRCH and
+			 * failed the whole open as ENOENT.
+			 */
+			err = 0;
 			continue;
 		}
 		if (err)
@@ -1415,6 +1665,7 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 			err = fd_async(f->sets[s].fd[0], ep_key(f, IDX_SET0 + s));
 			if (err)
 				goto fail_slot;
+			f->sets[s].sigio = true;
 		}
 		if (f->sets[s].meta) {
 			err = ep_add(f->sets[s].fd[0], ep_key(f, IDX_SET0 + s));
@@ -1466,6 +1717,9 @@ int pf_counter_init(void)
 	page_size = sysconf(_SC_PAGESIZE);
 	if (geteuid() == 0) {
 		/* see struct pf_creds */
+		err = own_creds_init();
+		if (err)
+			return err;
 		if (prctl(PR_SET_SECUREBITS,
 			  SECBIT_KEEP_CAPS | SECBIT_NO_SETUID_FIXUP) == 0)
 			multiuser = true;

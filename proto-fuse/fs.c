@@ -592,14 +592,6 @@ static void pf_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	t.type = type->u.type;
 	t.period = n->u.period;
 	err = 0;
-	if (t.pid.kind == PERFCTRFS_PID_SELF) {
-		int tgid = pf_tgid_of(fuse_req_ctx(req)->pid);
-
-		if (tgid <= 0)
-			err = -ENOENT;
-		t.pid.kind = PERFCTRFS_PID_NUM;
-		t.pid.pid = tgid;
-	}
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		err = -ENOMEM;

@@ -109,7 +109,7 @@ struct pf_file;
 struct pf_target {
 	const struct perfctrfs_cpu *cpu;
 	const struct perfctrfs_event_spec *ev;
-	struct perfctrfs_pid pid;	/* SELF already resolved to a NUM */
+	struct perfctrfs_pid pid;	/* SELF: pf_file_open() resolves it */
 	enum perfctrfs_type type;
 	struct perfctrfs_period period;
 };
@@ -128,6 +128,5 @@ int pf_file_ioctl(struct pf_file *f, unsigned int cmd);
 unsigned long pf_open_counters(void);
 long pf_perf_open(const void *attr, pid_t pid, int cpu, int group_fd,
 		  unsigned long flags);
-int pf_tgid_of(pid_t tid);
 
 #endif /* PERFCTRFS_FUSE_INTERNAL_H */

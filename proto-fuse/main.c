@@ -109,6 +109,38 @@ static int parse_mode(const char *s)
 	return 0;
 }
 
+/*
+ * Every counter is a file descriptor (one per thread of a process, per
+ * CPU of "all"): take all the descriptors we may.  When they run out,
+ * opens fail with EMFILE, which the client sees as it is.
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	rlim_t was;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl)) {
+		pf_log(LOG_WARNING, "getrlimit(RLIMIT_NOFILE): %s",
+		       strerror(errno));
+		return;
+	}
+	was = rl.rlim_cur;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl)) {
+			pf_log(LOG_WARNING,
+			       "cannot raise RLIMIT_NOFILE from %llu to %llu: %s",
+			       (unsigned long long)was,
+			       (unsigned long long)rl.rlim_max, strerror(errno));
+			return;
+		}
+	}
+	pf_log(LOG_INFO,
+	       "open files: soft limit %llu (was %llu), hard limit %llu; each counter takes one per thread or CPU",
+	       (unsigned long long)rl.rlim_cur, (unsigned long long)was,
+	       (unsigned long long)rl.rlim_max);
+}
+
 static void usage(const char *prog)
 {
 	printf("usage: %s [options] <mountpoint>\n\n"
@@ -119,7 +151,11 @@ static void usage(const char *prog)
 	       "    -o mode=0NNN           leaf mode, octal (default 0666);\n"
 	       "                           directories get the matching r-x bits\n"
 	       "    -o allow_other         let every user in; opens are judged\n"
-	       "                           with the caller's credentials\n\n",
+	       "                           with the caller's credentials\n\n"
+	       "Every counter is an open file of the daemon (one per thread of\n"
+	       "a process, one per CPU of \"all\"): at start it raises its soft\n"
+	       "RLIMIT_NOFILE to the hard limit and logs both.  When they run\n"
+	       "out, an open fails with EMFILE (ENFILE: the system's limit).\n\n",
 	       prog);
 }
 
@@ -129,7 +165,6 @@ int main(int argc, char *argv[])
 	struct fuse_cmdline_opts opts;
 	struct fuse_loop_config *cfg;
 	struct pf_cmdline cl = { 0 };
-	struct rlimit rl;
 	int ret = 1;
 
 	if (fuse_opt_parse(&args, &cl, pf_fuse_opts, NULL) == -1)
@@ -166,11 +201,7 @@ int main(int argc, char *argv[])
 			     "default_permissions,fsname=perfctrfs,subtype=perfctrfs"))
 		goto out_args;
 
-	/* a process with many threads takes one perf fd per thread */
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	raise_nofile();
 	if (pf_catalog_init()) {
 		fprintf(stderr, "%s: cannot read the PMUs in sysfs\n", argv[0]);
 		goto out_args;

@@ -12,6 +12,13 @@
  *	stress exitwait MNT NREADERS       NREADERS block in read on one
  *	                                   target; it exits; all must return
  *	stress killread MNT                a reader killed mid-read is reaped
+ *	stress churn MNT SECS              threads of this process start and
+ *	                                   exit without pause while it opens
+ *	                                   its own self leaves: every open
+ *	                                   must succeed (a thread that exits
+ *	                                   between the daemon's listing and its
+ *	                                   perf_event_open is not the process
+ *	                                   exiting)
  *
  * Static like tests/helpers, for the kernel guests (busybox only).
  */
@@ -318,6 +325,72 @@ static int do_killread(void)
 	return unexpected || reaped != rounds ? 1 : 0;
 }
 
+static atomic_bool churn_stop;
+
+static void *short_life(void *arg)
+{
+	(void)arg;
+	spin(0.0002);
+	return NULL;
+}
+
+/* one thread after another, each a moment long, until told to stop */
+static void *churner(void *arg)
+{
+	unsigned long *made = arg;
+
+	while (!atomic_load(&churn_stop)) {
+		pthread_t t[4];
+		int i;
+
+		for (i = 0; i < 4; i++)
+			if (pthread_create(&t[i], NULL, short_life, NULL))
+				break;
+		*made += i;
+		while (i--)
+			pthread_join(t[i], NULL);
+	}
+	return NULL;
+}
+
+static int do_churn(double secs)
+{
+	static const char *const leaves[] = {
+		"all/task_clock/self/simple/0", "0/page_faults/self/simple/0",
+		"all/task_clock+page_faults/self/times/0",
+		"all/task_clock/self/simple/1000000",
+	};
+	unsigned long made[2] = { 0, 0 }, opens = 0;
+	double end = now() + secs;
+	char path[4096], buf[256];
+	pthread_t c[2];
+	int i;
+
+	for (i = 0; i < 2; i++)
+		pthread_create(&c[i], NULL, churner, &made[i]);
+	while (now() < end) {
+		const char *leaf = leaves[opens % 4];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%s", mnt, leaf);
+		fd = open(path, O_RDONLY | O_NONBLOCK);
+		opens++;
+		if (fd < 0) {
+			oops("open", leaf, errno);
+			continue;
+		}
+		if (read(fd, buf, sizeof(buf)) < 0 && errno != EAGAIN)
+			oops("read", leaf, errno);
+		close(fd);
+	}
+	atomic_store(&churn_stop, true);
+	for (i = 0; i < 2; i++)
+		pthread_join(c[i], NULL);
+	printf("opens=%lu threads_made=%lu unexpected=%lu\n", opens,
+	       made[0] + made[1], (unsigned long)unexpected);
+	return unexpected || !opens ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3)
@@ -331,7 +404,9 @@ int main(int argc, char **argv)
 		return do_exitwait(atoi(argv[3]));
 	if (!strcmp(argv[1], "killread") && argc == 3)
 		return do_killread();
+	if (!strcmp(argv[1], "churn") && argc == 4)
+		return do_churn(atof(argv[3]));
 usage:
-	fprintf(stderr, "usage: stress threads|forkstorm|exitwait|killread MNT ...\n");
+	fprintf(stderr, "usage: stress threads|forkstorm|exitwait|killread|churn MNT ...\n");
 	return 2;
 }

@@ -1,0 +1,151 @@
+#!/usr/bin/env bats
+#
+# What only the FUSE daemon has: a file descriptor per counter under its
+# own RLIMIT_NOFILE, and one event loop that overflow signals wake.  The
+# kernel filesystem has neither (its counters are kernel objects, not a
+# process's fds, and it is woken by no signal), so every test here skips
+# there, saying so.
+
+load helpers
+
+setup_file() {
+	leak_baseline
+}
+
+setup() {
+	perfctr_setup
+	require_fuse
+	export LC_ALL=C
+}
+
+teardown() {
+	kill_bg_jobs
+	[ -n "${fdmnt:-}" ] && umount_private "$fdmnt"
+	true
+}
+
+# A directory of this test's own to mount on: /tmp need not be writable
+# to a user.
+private_dir() {
+	mkdir -p "$BATS_TEST_TMPDIR/mnt" && echo "$BATS_TEST_TMPDIR/mnt"
+}
+
+# A daemon of our own, under `prlimit --nofile=SOFT:HARD`, mounted by us
+# without allow_other (root or a user alike).
+mount_private() {
+	local dir=$1 lim=$2
+	require_cmd prlimit fusermount3
+	[ -r /dev/fuse ] && [ -w /dev/fuse ] ||
+		skip "this user cannot open /dev/fuse to mount a daemon of its own"
+	prlimit --nofile="$lim" -- "$PERFCTR_FUSE_BIN" -f "$dir" \
+		> "$BATS_TEST_TMPDIR/private.log" 2>&1 3>&- &
+	echo $! > "$BATS_TEST_TMPDIR/private.pid"
+	wait_until "[ -d '$dir/all' ]" 100 ||
+		die "no private mount on $dir: $(cat "$BATS_TEST_TMPDIR/private.log")"
+}
+
+umount_private() {
+	local dir=$1 pid
+	grep -qs " $dir " /proc/self/mounts &&
+		{ timeout 10 fusermount3 -u "$dir" 2>/dev/null || timeout 10 umount -l "$dir"; }
+	pid=$(cat "$BATS_TEST_TMPDIR/private.pid" 2>/dev/null)
+	[ -n "$pid" ] && { wait_until "! kill -0 $pid 2>/dev/null" 50 || kill -KILL "$pid"; }
+	rmdir "$dir" 2>/dev/null
+	fdmnt=
+}
+
+# perf_event fds held by process $1
+perf_fds_of() {
+	local n=0 f
+	for f in /proc/"$1"/fd/*; do
+		[ "$(readlink "$f" 2>/dev/null)" = "anon_inode:[perf_event]" ] && n=$((n + 1))
+	done
+	echo $n
+}
+
+@test "the daemon raises its fd soft limit to the hard limit and says so" {
+	fdmnt=$(private_dir)
+	mount_private "$fdmnt" 32:64
+	grep -q 'soft limit 64 (was 32), hard limit 64' "$BATS_TEST_TMPDIR/private.log" ||
+		die "log: $(cat "$BATS_TEST_TMPDIR/private.log")"
+	pid=$(cat "$BATS_TEST_TMPDIR/private.pid")
+	assert_eq "$(awk '/^Max open files/ {print $4 " " $5}' "/proc/$pid/limits")" "64 64" \
+		"the daemon's open-file limits"
+}
+
+@test "a daemon out of fds gives EMFILE, not ENOENT, and serves again once they close" {
+	fdmnt=$(private_dir)
+	mount_private "$fdmnt" 64:64
+	pid=$(cat "$BATS_TEST_TMPDIR/private.pid")
+	base=$(perf_fds_of "$pid")
+	lf=$fdmnt/all/task_clock$U/self/simple/0
+	fds=() err=
+	# each open of this shell's self takes a perf fd and a pidfd: 64 fds
+	# run out well before 100 opens
+	for i in $(seq 1 100); do
+		if ! { exec {fd}<"$lf"; } 2> "$BATS_TEST_TMPDIR/open.err"; then
+			err=$(cat "$BATS_TEST_TMPDIR/open.err")
+			break
+		fi
+		fds+=("$fd")
+	done
+	[ -n "$err" ] || die "100 opens and no failure: is the limit of 64 applied?"
+	assert_ge "${#fds[@]}" 10 "opens before the fds ran out"
+	assert_match "$err" "Too many open files" "errno of the open that found no fd"
+	held=$(perf_fds_of "$pid")
+	assert_ge "$held" $((base + ${#fds[@]})) "daemon perf fds while full"
+	for fd in "${fds[@]}"; do
+		exec {fd}<&-
+	done
+	# releases are asynchronous: give them a moment
+	wait_until "[ \$(perf_fds_of $pid) = $base ]" 50 ||
+		die "daemon perf fds $(perf_fds_of "$pid") after closing all, $base before"
+	run timeout 10 cat "$lf"
+	[ "$status" -eq 0 ]
+	is_count "$output" || die "an open after the fds came back: $output"
+}
+
+# A period-1 reader wakes the daemon per event (an overflow signal each):
+# other clients must still be answered, and it must still get its lines.
+storm_beside() {
+	local storm=$1 i t0 ms v reader worst=0
+	timeout 8 cat "$storm" > "$BATS_TEST_TMPDIR/storm.out" 2>&1 3>&- &
+	reader=$!
+	sleep 1
+	for i in $(seq 1 10); do
+		t0=$(date +%s%N)
+		v=$(timeout 10 cat "$(leaf all task_clock$U self simple 0)")
+		ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+		is_count "$v" || die "period-0 read $i beside $storm: $v"
+		assert_le "$ms" 3000 "ms for period-0 read $i beside $storm"
+		[ "$ms" -gt "$worst" ] && worst=$ms
+	done
+	# the reader ends by its timeout (124): a period-1 leaf never EOFs
+	wait "$reader" || true
+	n=$(grep -cE '^[0-9]+$' "$BATS_TEST_TMPDIR/storm.out")
+	echo "# slowest period-0 read ${worst} ms; period-1 reader: $n lines in 8 s" >&3
+	# every read of a period-1 leaf on a busy event is ready at once: a
+	# daemon busy with its own signals gave 17-22 lines here, not 10000s
+	assert_ge "$n" 200 "lines the period-1 reader got in 8 s"
+	! grep -qvE '^[0-9]+$' "$BATS_TEST_TMPDIR/storm.out" ||
+		die "period-1 reader: $(grep -vE '^[0-9]+$' "$BATS_TEST_TMPDIR/storm.out" | head -3)"
+}
+
+@test "a CPU-wide period-1 reader does not stall other clients, and gets its lines" {
+	lf=$(leaf all cpu_clock$U all simple 1)
+	run "$H/leafio" -n "$lf" read
+	[[ "${lines[0]}" == "open EACCES" || "${lines[0]}" == "open EPERM" ]] &&
+		skip "CPU-wide counting is refused to this user (perf_event_paranoid)"
+	storm_beside "$lf"
+}
+
+@test "a period-1 page_faults reader on a faulting process does not stall other clients" {
+	( while :; do "$H/pagetouch" 2000; done ) >/dev/null 2>&1 3>&- &
+	faulter=$!
+	storm_beside "$(leaf all page_faults$U "$faulter" simple 1)"
+	kill "$faulter"
+}
+
+@test "140-daemon: no counter left held" {
+	assert_no_leak
+}
