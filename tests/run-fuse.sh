@@ -41,14 +41,20 @@ trap 'exit 130' INT TERM
 [ "$(id -u)" = 0 ] || abort "needs root (mounts with allow_other, runs as a second user)"
 command -v bats >/dev/null || abort "bats not installed (scripts/deps.sh)"
 
+# checked before the wait for the lock below: a typo fails at once
+if [ -n "${PERFCTR_DAEMON:-}" ]; then
+	daemon=$(realpath -e "$PERFCTR_DAEMON" 2>/dev/null) ||
+		abort "PERFCTR_DAEMON=$PERFCTR_DAEMON does not exist"
+	[ -f "$daemon" ] && [ -x "$daemon" ] ||
+		abort "PERFCTR_DAEMON=$PERFCTR_DAEMON is not an executable file"
+fi
+
 # perf_event_paranoid is one per host and the permission tests set it: two
 # fuse stages at once would change it under each other.  One at a time.
 exec 9> /tmp/perfctrfs-fuse-stage.lock
 flock -w 1800 9 || abort "another fuse stage still holds /tmp/perfctrfs-fuse-stage.lock"
 
 if [ -n "${PERFCTR_DAEMON:-}" ]; then
-	daemon=$(realpath -e "$PERFCTR_DAEMON" 2>/dev/null) ||
-		abort "PERFCTR_DAEMON=$PERFCTR_DAEMON does not exist"
 	log "building tests/helpers"
 else
 	log "building proto-fuse and tests/helpers"
