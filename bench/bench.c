@@ -21,7 +21,8 @@
  * Output: one tab-separated row per measurement on stdout:
  *   R <op> <path> <value> <unit> <vs perf> <vs floor> <target>
  * ("-" where a column does not apply); notes on stderr.  bench/run.sh turns
- * the rows into the table.
+ * the rows into the table.  BENCH_ONLY=reads,readdir,scale,stream runs
+ * only the parts named.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -1067,6 +1068,23 @@ static void bench_stream(void)
 
 /* ------------------------------------------------------------ main */
 
+/*
+ * BENCH_ONLY, a comma-separated list of reads, readdir, scale, stream,
+ * runs only those parts (all when unset), to profile one operation.
+ */
+static bool wanted(const char *part)
+{
+	const char *only = getenv("BENCH_ONLY"), *p;
+	size_t len = strlen(part);
+
+	if (!only || !*only)
+		return true;
+	for (p = only; (p = strstr(p, part)); p += len)
+		if ((p == only || p[-1] == ',') && (!p[len] || p[len] == ','))
+			return true;
+	return false;
+}
+
 int main(int argc, char *argv[])
 {
 	int sarg;
@@ -1104,14 +1122,22 @@ int main(int argc, char *argv[])
 			kernel_mode ? "kernel" : "fuse", mnt,
 			(long)res.tv_nsec);
 	}
-	bench_reads();
-	fprintf(stderr, "bench: reads done\n");
-	bench_readdir();
-	fprintf(stderr, "bench: readdir done\n");
-	bench_scale();
-	fprintf(stderr, "bench: scale done\n");
+	if (wanted("reads")) {
+		bench_reads();
+		fprintf(stderr, "bench: reads done\n");
+	}
+	if (wanted("readdir")) {
+		bench_readdir();
+		fprintf(stderr, "bench: readdir done\n");
+	}
+	if (wanted("scale")) {
+		bench_scale();
+		fprintf(stderr, "bench: scale done\n");
+	}
 	/* the faulter takes the last CPU, we (the reader) the first */
-	bench_stream();
-	fprintf(stderr, "bench: streaming done\n");
+	if (wanted("stream")) {
+		bench_stream();
+		fprintf(stderr, "bench: streaming done\n");
+	}
 	return 0;
 }

@@ -13,9 +13,11 @@
  *   /big/          a directory of NULLFS_BIG leaves (default 2002): the
  *                  floor of listing the pid level
  *
- * Matched with the daemon: entry and attribute timeouts 0 on leaves (the
- * daemon's TTL_LEAF), 3600 s on directories, st_size 4096 on leaves,
- * direct_io and no keep_cache at open, READDIRPLUS always (not _AUTO), no
+ * Matched with the daemon (proto-fuse/fs.c): entry timeouts 3600 s,
+ * attribute timeouts 0 on leaves (a period-0 leaf's, attr_ttl()) and
+ * 3600 s on directories, st_size 4096 on leaves, direct_io and no
+ * keep_cache at open, READDIRPLUS always (not _AUTO), /big's names listed
+ * by readdirplus without an entry (as the daemon lists numbered pids), no
  * AUTO_INVAL_DATA, -o default_permissions, the multithreaded loop with at
  * most 10 threads.
  *
@@ -32,8 +34,9 @@
 
 #define LINE		"12345678901234567890"	/* 20 bytes, as a count line */
 #define LEAF_SIZE	4096
-#define TTL_DIR		3600.0
-#define TTL_LEAF	0.0
+#define TTL_ENTRY	3600.0
+#define TTL_DIR		3600.0	/* attributes */
+#define TTL_LEAF	0.0	/* attributes */
 #define INO_BIG		2
 #define INO_LINE	3
 #define INO_F0		16
@@ -101,8 +104,8 @@ static void nf_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	e.ino = ino;
 	e.generation = 1;
 	fill_stat(ino, &e.attr);
-	e.entry_timeout = S_ISDIR(e.attr.st_mode) ? TTL_DIR : TTL_LEAF;
-	e.attr_timeout = e.entry_timeout;
+	e.entry_timeout = TTL_ENTRY;
+	e.attr_timeout = S_ISDIR(e.attr.st_mode) ? TTL_DIR : TTL_LEAF;
 	fuse_reply_entry(req, &e);
 }
 
@@ -176,13 +179,16 @@ static void nf_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
 
 		memset(&e, 0, sizeof(e));
 		fill_stat(child, &e.attr);
-		/* . and .. carry no entry: the kernel takes no reference */
-		if (off >= 2) {
+		/*
+		 * . and .. carry no entry: the kernel takes no reference;
+		 * nor do /big's names, as the daemon's numbered pids
+		 */
+		if (off >= 2 && ino != INO_BIG) {
 			e.ino = child;
 			e.generation = 1;
-			e.entry_timeout = S_ISDIR(e.attr.st_mode) ?
-					  TTL_DIR : TTL_LEAF;
-			e.attr_timeout = e.entry_timeout;
+			e.entry_timeout = TTL_ENTRY;
+			e.attr_timeout = S_ISDIR(e.attr.st_mode) ?
+					 TTL_DIR : TTL_LEAF;
 		}
 		n = fuse_add_direntry_plus(req, buf + len, size - len, name,
 					   &e, off + 1);

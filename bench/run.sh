@@ -12,7 +12,8 @@
 # machine, load), the ratios as a bar chart in bench/results/ratios.png.
 #
 # Environment: BENCH_SKIP=fuse|kernel skips one backend; BENCH_OPTS, the
-# mount options for both FUSE file systems (default -o allow_other).
+# mount options for both FUSE file systems (default -o allow_other);
+# BENCH_ONLY=reads,readdir,scale,stream runs only those parts of bench.c.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)

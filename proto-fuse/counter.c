@@ -29,7 +29,8 @@
  * (inherited children count on their own period), and when the signal
  * queue overflowed (SIGIO, no fd).
  *
- * Everything here runs under pf_lock.
+ * Everything here runs under pf_lock, except the read of a period-0
+ * leaf (read_period0()), which takes it only to keep its line.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -55,6 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "internal.h"
 
 #ifndef PIDFD_THREAD
@@ -463,11 +465,19 @@ static int file_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
 	return 0;
 }
 
-static size_t format_line(struct pf_file *f, char *buf, size_t size,
-			  uint64_t *leader)
+/* the longest line: PERFCTRFS_MAX_GROUP counts and two times, spaced */
+_Static_assert(PF_LINE_MAX >= (PERFCTRFS_MAX_GROUP + 2) * (PF_U64_DIGITS + 1) + 1,
+	       "PF_LINE_MAX cannot hold the longest line");
+
+/*
+ * The line of a simple or times leaf, into @buf of PF_LINE_MAX bytes;
+ * returns its length.  Called on every read: one read() per perf group
+ * and the digits written by hand, no snprintf and no allocation.
+ */
+static size_t format_line(struct pf_file *f, char *buf, uint64_t *leader)
 {
 	uint64_t vals[PERFCTRFS_MAX_GROUP], ena, run;
-	size_t len = 0;
+	char *p = buf;
 	unsigned int m;
 
 	if (file_sample(f, vals, &ena, &run)) {
@@ -476,16 +486,21 @@ static size_t format_line(struct pf_file *f, char *buf, size_t size,
 		ena = 0;
 		run = 0;
 	}
-	for (m = 0; m < f->nr_members; m++)
-		len += snprintf(buf + len, size - len, "%s%" PRIu64,
-				m ? " " : "", vals[m]);
-	if (f->type == PERFCTRFS_TIMES)
-		len += snprintf(buf + len, size - len, " %" PRIu64 " %" PRIu64,
-				ena, run);
-	len += snprintf(buf + len, size - len, "\n");
+	for (m = 0; m < f->nr_members; m++) {
+		if (m)
+			*p++ = ' ';
+		p = pf_put_u64(p, vals[m]);
+	}
+	if (f->type == PERFCTRFS_TIMES) {
+		*p++ = ' ';
+		p = pf_put_u64(p, ena);
+		*p++ = ' ';
+		p = pf_put_u64(p, run);
+	}
+	*p++ = '\n';
 	if (leader)
 		*leader = vals[0];
-	return len;
+	return p - buf;
 }
 
 /* ---- ring buffers and irq records ------------------------------------ */
@@ -607,25 +622,31 @@ static bool file_ready(struct pf_file *f)
 	}
 }
 
-static size_t irq_line(struct pf_file *f, char *buf, size_t size)
+/* The next irq line (a sample or a "lost <n>") into @buf of PF_LINE_MAX. */
+static size_t irq_line(struct pf_file *f, char *buf)
 {
 	struct pf_irq_rec *r;
-	int n;
+	char *p = buf;
 
 	if (!f->qlen) {
-		n = snprintf(buf, size, "lost %" PRIu64 "\n", f->lost_pending);
+		p = pf_put_str(p, "lost ");
+		p = pf_put_u64(p, f->lost_pending);
 		f->lost_pending = 0;
-		return n;
+	} else {
+		r = &f->q[f->qhead];
+		if (r->lost) {
+			p = pf_put_str(p, "lost ");
+			p = pf_put_u64(p, r->count);
+		} else {
+			p = pf_put_u64(p, r->count);
+			p = pf_put_str(p, " 0x");
+			p = pf_put_hex(p, r->ip);
+		}
+		f->qhead = (f->qhead + 1) % PF_IRQ_QUEUE;
+		f->qlen--;
 	}
-	r = &f->q[f->qhead];
-	if (r->lost)
-		n = snprintf(buf, size, "lost %" PRIu64 "\n", r->count);
-	else
-		n = snprintf(buf, size, "%" PRIu64 " 0x%" PRIx64 "\n",
-			     r->count, r->ip);
-	f->qhead = (f->qhead + 1) % PF_IRQ_QUEUE;
-	f->qlen--;
-	return n;
+	*p++ = '\n';
+	return p - buf;
 }
 
 /*
@@ -658,7 +679,7 @@ static size_t file_take(struct pf_file *f, char *out, size_t size)
 
 			if (f->qlen)
 				save = f->q[f->qhead];
-			n = irq_line(f, line, sizeof(line));
+			n = irq_line(f, line);
 			if (len + n <= size) {
 				memcpy(out + len, line, n);
 				len += n;
@@ -684,7 +705,7 @@ static size_t file_take(struct pf_file *f, char *out, size_t size)
 	}
 	if (f->dead && f->final_done)
 		return 0;
-	n = format_line(f, f->rem, sizeof(f->rem), &f->last);
+	n = format_line(f, f->rem, &f->last);
 	f->tick = false;
 	if (f->dead)
 		f->final_done = true;
@@ -1072,6 +1093,40 @@ out:
 
 /* ---- the file operations ---------------------------------------------- */
 
+/*
+ * Period 0, the hot path: answered here, on the libfuse worker that took
+ * the request, with one read() per perf group, no allocation and no
+ * other thread.  The counters of an open file do not change until its
+ * release, and the kernel sends FUSE_RELEASE only once no read of the
+ * file is in flight, so they are read without pf_lock, which would make
+ * a read wait behind another leaf's open (perf_event_open under the
+ * caller's credentials) or the event loop.  The lock guards only line0:
+ * the line a read at offset 0 made, which reads at later offsets (dd
+ * bs=1) continue.
+ */
+static void read_period0(fuse_req_t req, struct pf_file *f, size_t size,
+			 off_t off)
+{
+	char line[PF_LINE_MAX];
+	size_t len = 0;
+
+	if (off == 0) {
+		len = format_line(f, line, NULL);
+		pthread_mutex_lock(&pf_lock);
+		memcpy(f->line0, line, len);
+		f->line0_len = len;
+		pthread_mutex_unlock(&pf_lock);
+	} else if (off > 0) {
+		pthread_mutex_lock(&pf_lock);
+		if ((size_t)off < f->line0_len) {
+			len = f->line0_len - off;
+			memcpy(line, f->line0 + off, len);
+		}
+		pthread_mutex_unlock(&pf_lock);
+	}
+	fuse_reply_buf(req, line, len < size ? len : size);
+}
+
 void pf_file_read(fuse_req_t req, struct pf_file *f, size_t size, off_t off,
 		  int flags)
 {
@@ -1079,25 +1134,13 @@ void pf_file_read(fuse_req_t req, struct pf_file *f, size_t size, off_t off,
 	struct pf_waiter *w, **pp;
 	size_t n;
 
+	if (f->type != PERFCTRFS_IRQ && !f->period.value) {
+		read_period0(req, f, size, off);
+		return;
+	}
 	if (size > sizeof(buf))
 		size = sizeof(buf);
 	pthread_mutex_lock(&pf_lock);
-	if (f->type != PERFCTRFS_IRQ && !f->period.value) {
-		/* period 0: a fresh line at offset 0, its rest after */
-		if (off == 0)
-			f->line0_len = format_line(f, f->line0,
-						   sizeof(f->line0), NULL);
-		n = 0;
-		if (off >= 0 && (size_t)off < f->line0_len) {
-			n = f->line0_len - off;
-			if (n > size)
-				n = size;
-			memcpy(buf, f->line0 + off, n);
-		}
-		pthread_mutex_unlock(&pf_lock);
-		fuse_reply_buf(req, buf, n);
-		return;
-	}
 	if (!f->waiters && file_ready(f)) {
 		n = file_take(f, buf, size);
 		pthread_mutex_unlock(&pf_lock);

@@ -26,11 +26,27 @@
 #define HASH_SIZE	4096
 #define XATTR_PREFIX	"user.perfctr."
 
-/* cache lifetimes in seconds: how long the kernel may trust an answer */
-#define TTL_CPU		1.0	/* a CPU can go offline */
-#define TTL_STABLE	3600.0	/* events of a CPU, types */
-#define TTL_PID		0.0	/* pids vanish */
-#define TTL_LEAF	0.0	/* i_size is reset at each lookup (fill_stat) */
+/*
+ * How long the kernel may trust an answer, in seconds.  Names whose
+ * meaning cannot change get TTL_STABLE: an event under a CPU (the probe
+ * answer is cached per CPU for the daemon's life), the type and period
+ * levels, and "self" and "all" at the pid level.
+ *
+ * "self" is safe to cache although it means a different process to each
+ * caller: its node holds no pid.  Every caller looks up the same name to
+ * the same inode with the same attributes, and the process it names is
+ * found only at open, from the opening request's own pid (pf_open()).
+ * So one process's dentry handed to another by the dcache still opens
+ * the other's counter, unlike /proc/self, a symlink whose target is the
+ * resolution and which procfs therefore makes afresh for every walk.
+ *
+ * CPUs go offline and pids exit: their lookups must be asked again, so
+ * that a vanished one is ENOENT at once (pids) or within a second (CPUs);
+ * a dentry that fails revalidation takes its subtree with it.
+ */
+#define TTL_CPU		1.0
+#define TTL_STABLE	3600.0
+#define TTL_PID		0.0	/* numbered pids */
 #define LEAF_SIZE	4096
 
 static struct pf_node root = {
@@ -147,18 +163,66 @@ static struct pf_node *ancestor(struct pf_node *n, enum pf_level level)
 	return n;
 }
 
-static double ttl_of(enum pf_level level)
+enum pf_want {
+	WANT_ANY,
+	WANT_DIR,	/* else ENOTDIR */
+	WANT_LEAF,	/* else EISDIR */
+};
+
+/*
+ * The node of @ino for a request about it, or NULL once the request has
+ * been answered ENOENT (an inode we do not know) or ENOTDIR/EISDIR (not
+ * the kind @want asks for).  The kernel holds a lookup reference on every
+ * inode it sends a request about, so the node stays while the request
+ * runs, and its level and level data never change.
+ */
+static struct pf_node *req_node(fuse_req_t req, fuse_ino_t ino,
+				enum pf_want want)
 {
-	switch (level) {
+	struct pf_node *n;
+
+	pthread_mutex_lock(&node_lock);
+	n = node_by_ino(ino);
+	pthread_mutex_unlock(&node_lock);
+	if (!n) {
+		fuse_reply_err(req, ENOENT);
+		return NULL;
+	}
+	if (want == WANT_DIR && n->level == PF_PERIOD) {
+		fuse_reply_err(req, ENOTDIR);
+		return NULL;
+	}
+	if (want == WANT_LEAF && n->level != PF_PERIOD) {
+		fuse_reply_err(req, EISDIR);
+		return NULL;
+	}
+	return n;
+}
+
+static double entry_ttl(const struct pf_node *n)
+{
+	switch (n->level) {
 	case PF_CPU:
 		return TTL_CPU;
 	case PF_PID:
-		return TTL_PID;
-	case PF_PERIOD:
-		return TTL_LEAF;
+		return n->u.pid.kind == PERFCTRFS_PID_NUM ? TTL_PID : TTL_STABLE;
 	default:
 		return TTL_STABLE;
 	}
+}
+
+static double attr_ttl(const struct pf_node *n)
+{
+	/*
+	 * A period-0 leaf says i_size 4096 (fill_stat()), and a short
+	 * splice read trims i_size to its line.  With attributes that expire
+	 * at once, the permission check of the next open (the mount has
+	 * default_permissions) asks GETATTR, which says a page again; else
+	 * the next sendfile would stop at the last line's length.
+	 */
+	if (n->level == PF_PERIOD && !n->u.period.value)
+		return 0.0;
+	return entry_ttl(n);
 }
 
 static void fill_stat(const struct pf_node *n, uint64_t ino, struct stat *st)
@@ -174,8 +238,8 @@ static void fill_stat(const struct pf_node *n, uint64_t ino, struct stat *st)
 		 * The kernel's FUSE serves splice and sendfile (busybox cat)
 		 * of a direct_io file from the page cache up to i_size, so a
 		 * period-0 leaf says one page, as sysfs files do; a short
-		 * read then trims i_size to the line, until the next lookup
-		 * (TTL_LEAF is 0) says a page again.  Leaves that block keep
+		 * read then trims i_size to the line, until the next GETATTR
+		 * (attr_ttl() is 0) says a page again.  Leaves that block keep
 		 * 0: a page-cache read could not stream their lines.
 		 */
 		if (!n->u.period.value)
@@ -188,6 +252,18 @@ static void fill_stat(const struct pf_node *n, uint64_t ino, struct stat *st)
 	st->st_atim = mount_time;
 	st->st_mtim = mount_time;
 	st->st_ctim = mount_time;
+}
+
+/* The entry the kernel caches for @n (inode @ino), with its lifetimes. */
+static void fill_entry(const struct pf_node *n, uint64_t ino,
+		       struct fuse_entry_param *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->ino = ino;
+	e->generation = 1;
+	e->entry_timeout = entry_ttl(n);
+	e->attr_timeout = attr_ttl(n);
+	fill_stat(n, ino, &e->attr);
 }
 
 /*
@@ -247,18 +323,9 @@ static void pf_lookup(fuse_req_t req, fuse_ino_t pino, const char *name)
 	struct pf_node *parent, *n, tmpl;
 	int err;
 
-	pthread_mutex_lock(&node_lock);
-	parent = node_by_ino(pino);
-	/* the kernel pins the parent while it looks up in it */
-	pthread_mutex_unlock(&node_lock);
-	if (!parent) {
-		fuse_reply_err(req, ENOENT);
+	parent = req_node(req, pino, WANT_DIR);
+	if (!parent)
 		return;
-	}
-	if (parent->level == PF_PERIOD) {
-		fuse_reply_err(req, ENOTDIR);
-		return;
-	}
 	if (strlen(name) > NAME_MAX) {
 		fuse_reply_err(req, ENAMETOOLONG);
 		return;
@@ -275,12 +342,7 @@ static void pf_lookup(fuse_req_t req, fuse_ino_t pino, const char *name)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	memset(&e, 0, sizeof(e));
-	e.ino = n->ino;
-	e.generation = 1;
-	e.entry_timeout = ttl_of(n->level);
-	e.attr_timeout = ttl_of(n->level);
-	fill_stat(n, n->ino, &e.attr);
+	fill_entry(n, n->ino, &e);
 	if (fuse_reply_entry(req, &e) == -ENOENT) {
 		/* the lookup was interrupted: the kernel holds no reference */
 		pthread_mutex_lock(&node_lock);
@@ -326,35 +388,85 @@ static void pf_getattr(fuse_req_t req, fuse_ino_t ino,
 	struct stat st;
 
 	(void)fi;
-	pthread_mutex_lock(&node_lock);
-	n = node_by_ino(ino);
-	if (n)
-		fill_stat(n, n->ino, &st);
-	pthread_mutex_unlock(&node_lock);
-	if (!n) {
-		fuse_reply_err(req, ENOENT);
+	n = req_node(req, ino, WANT_ANY);
+	if (!n)
 		return;
-	}
-	fuse_reply_attr(req, &st, ttl_of(n->level));
+	fill_stat(n, n->ino, &st);
+	fuse_reply_attr(req, &st, attr_ttl(n));
 }
 
 /* ---- directories ------------------------------------------------------- */
 
-struct pf_dir {
-	char **names;
-	size_t nr;
+/*
+ * A listing, made once at opendir: offsets stay stable across the
+ * getdents calls of one directory stream, and each call only copies
+ * entries out.  Every name is resolved here, once, to the inode number
+ * lookup gives it and, where the kernel should cache it, the node
+ * template readdirplus hands it with.  Numbered pids get no template:
+ * their entries expire at once (TTL_PID), so a readdirplus entry for
+ * each would only make the daemon allocate a node, and the kernel an
+ * inode, that the next use looks up again anyway; they are listed with
+ * their inode number alone, as plain readdir lists them.
+ */
+struct pf_dirent {
+	uint64_t ino;
+	size_t name;			/* offset into pf_dir.names */
+	struct pf_node *tmpl;		/* NULL: listed without an entry */
 };
 
-static int dir_add(struct pf_dir *d, const char *name)
-{
-	char **tmp = realloc(d->names, (d->nr + 1) * sizeof(*d->names));
+struct pf_dir {
+	struct pf_dirent *ents;
+	size_t nr, alloc;
+	char *names;
+	size_t names_len, names_alloc;
+};
 
+static int grow(void **p, size_t *alloc, size_t need, size_t elem)
+{
+	size_t n = *alloc ? *alloc : 64;
+	void *tmp;
+
+	if (need <= *alloc)
+		return 0;
+	while (n < need)
+		n *= 2;
+	tmp = realloc(*p, n * elem);
 	if (!tmp)
 		return -ENOMEM;
-	d->names = tmp;
-	d->names[d->nr] = strdup(name);
-	if (!d->names[d->nr])
+	*p = tmp;
+	*alloc = n;
+	return 0;
+}
+
+/* Append @name, listed under @parent; its node template if @entry. */
+static int dir_add(struct pf_dir *d, struct pf_node *parent, const char *name,
+		   bool entry)
+{
+	size_t len = strlen(name) + 1;
+	struct pf_dirent *de;
+	struct pf_node *found;
+
+	if (grow((void **)&d->ents, &d->alloc, d->nr + 1, sizeof(*d->ents)) ||
+	    grow((void **)&d->names, &d->names_alloc, d->names_len + len, 1))
 		return -ENOMEM;
+	de = &d->ents[d->nr];
+	de->tmpl = NULL;
+	if (entry) {
+		de->tmpl = malloc(sizeof(*de->tmpl));
+		if (!de->tmpl)
+			return -ENOMEM;
+		/* gone already (a CPU went offline): not listed */
+		if (resolve(parent, name, de->tmpl)) {
+			free(de->tmpl);
+			return 0;
+		}
+	}
+	memcpy(d->names + d->names_len, name, len);
+	de->name = d->names_len;
+	d->names_len += len;
+	pthread_mutex_lock(&node_lock);
+	de->ino = child_ino(parent, name, &found);
+	pthread_mutex_unlock(&node_lock);
 	d->nr++;
 	return 0;
 }
@@ -364,7 +476,8 @@ static void dir_free(struct pf_dir *d)
 	size_t i;
 
 	for (i = 0; i < d->nr; i++)
-		free(d->names[i]);
+		free(d->ents[i].tmpl);
+	free(d->ents);
 	free(d->names);
 	free(d);
 }
@@ -373,7 +486,6 @@ static void dir_free(struct pf_dir *d)
 static int dir_fill(struct pf_node *n, struct pf_dir *d)
 {
 	unsigned int *cpus = NULL, i;
-	struct pf_node *cpu;
 	char buf[32];
 	struct dirent *de;
 	DIR *proc;
@@ -384,23 +496,23 @@ static int dir_fill(struct pf_node *n, struct pf_dir *d)
 		nr = pf_online_cpus(&cpus);
 		for (i = 0; nr > 0 && i < (unsigned int)nr && !err; i++) {
 			snprintf(buf, sizeof(buf), "%u", cpus[i]);
-			err = dir_add(d, buf);
+			err = dir_add(d, n, buf, true);
 		}
 		free(cpus);
-		return err ? err : dir_add(d, "all");
+		return err ? err : dir_add(d, n, "all", true);
 	case PF_CPU:
-		cpu = n;
 		for (i = 0; i < pf_nr_candidates() && !err; i++)
-			if (pf_probe_cached(&cpu->u.cpu, i))
-				err = dir_add(d, pf_candidate(i)->name);
+			if (pf_probe_cached(&n->u.cpu, i))
+				err = dir_add(d, n, pf_candidate(i)->name, true);
 		return err;
 	case PF_EVENT:
-		err = dir_add(d, "self");
+		err = dir_add(d, n, "self", true);
 		if (!err)
-			err = dir_add(d, "all");
+			err = dir_add(d, n, "all", true);
 		proc = opendir("/proc");
 		if (!proc)
 			return err;
+		/* what /proc lists exists now: no access() per pid */
 		while (!err && (de = readdir(proc))) {
 			struct perfctrfs_pid pid;
 
@@ -408,18 +520,18 @@ static int dir_fill(struct pf_node *n, struct pf_dir *d)
 						&pid) ||
 			    pid.kind != PERFCTRFS_PID_NUM)
 				continue;
-			err = dir_add(d, de->d_name);
+			err = dir_add(d, n, de->d_name, false);
 		}
 		closedir(proc);
 		return err;
 	case PF_PID:
 		for (i = 0; i < 3 && !err; i++)
-			err = dir_add(d, perfctrfs_type_names[i]);
+			err = dir_add(d, n, perfctrfs_type_names[i], true);
 		return err;
 	case PF_TYPE:
 		/* periods are unbounded; irq has no period 0: nothing listed */
 		if (n->u.type != PERFCTRFS_IRQ)
-			err = dir_add(d, "0");
+			err = dir_add(d, n, "0", true);
 		return err;
 	default:
 		return -ENOTDIR;
@@ -433,23 +545,14 @@ static void pf_opendir(fuse_req_t req, fuse_ino_t ino,
 	struct pf_node *n;
 	int err;
 
-	pthread_mutex_lock(&node_lock);
-	n = node_by_ino(ino);
-	pthread_mutex_unlock(&node_lock);
-	if (!n) {
-		fuse_reply_err(req, ENOENT);
+	n = req_node(req, ino, WANT_DIR);
+	if (!n)
 		return;
-	}
-	if (n->level == PF_PERIOD) {
-		fuse_reply_err(req, ENOTDIR);
-		return;
-	}
 	d = calloc(1, sizeof(*d));
 	if (!d) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	/* a snapshot at opendir: offsets stay stable across readdir calls */
 	err = dir_fill(n, d);
 	if (err) {
 		dir_free(d);
@@ -466,45 +569,38 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi, bool plus)
 {
 	struct pf_dir *d = (struct pf_dir *)(uintptr_t)fi->fh;
-	struct pf_node *n, *child, tmpl;
+	struct pf_node *n, *child = NULL;
 	size_t len = 0, ent;
 	char *buf;
 	off_t i;
 
-	pthread_mutex_lock(&node_lock);
-	n = node_by_ino(ino);
-	pthread_mutex_unlock(&node_lock);
-	if (!n) {
-		fuse_reply_err(req, ENOENT);
+	n = req_node(req, ino, WANT_DIR);
+	if (!n)
 		return;
-	}
 	buf = malloc(size);
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
 	/* offsets: 0 ".", 1 "..", 2.. the names */
-	for (i = off; i < (off_t)d->nr + 2; i++) {
+	for (i = off < 0 ? 0 : off; i < (off_t)d->nr + 2; i++) {
 		struct fuse_entry_param e;
+		const struct pf_dirent *de = NULL;
 		const char *name;
 
 		memset(&e, 0, sizeof(e));
+		e.attr.st_mode = S_IFDIR;
 		if (i < 2) {
 			name = i ? ".." : ".";
 			e.attr.st_ino = i ? (n->parent ? n->parent->ino :
 					     FUSE_ROOT_ID) : n->ino;
-			e.attr.st_mode = S_IFDIR;
 		} else {
-			name = d->names[i - 2];
-			if (resolve(n, name, &tmpl))
-				continue;	/* gone since opendir */
-			pthread_mutex_lock(&node_lock);
-			e.ino = child_ino(n, name, &child);
-			pthread_mutex_unlock(&node_lock);
-			fill_stat(&tmpl, e.ino, &e.attr);
-			e.generation = 1;
-			e.entry_timeout = ttl_of(tmpl.level);
-			e.attr_timeout = ttl_of(tmpl.level);
+			de = &d->ents[i - 2];
+			name = d->names + de->name;
+			if (de->tmpl)
+				fill_entry(de->tmpl, de->ino, &e);
+			else
+				e.attr.st_ino = de->ino;
 		}
 		if (plus)
 			ent = fuse_add_direntry_plus(req, buf + len, size - len,
@@ -514,11 +610,11 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 						name, &e.attr, i + 1);
 		if (ent > size - len)
 			break;
-		if (plus && i >= 2) {
+		if (plus && de && de->tmpl) {
 			/* the kernel now holds a lookup reference */
 			pthread_mutex_lock(&node_lock);
-			child = node_child(n, name, &tmpl);
-			if (child && child->ino != e.ino) {
+			child = node_child(n, name, de->tmpl);
+			if (child && child->ino != de->ino) {
 				/* a collision appeared meanwhile: undo */
 				child->nlookup--;
 				node_put(child);
@@ -568,19 +664,12 @@ static void pf_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct pf_target t;
 	int err;
 
+	n = req_node(req, ino, WANT_LEAF);
+	if (!n)
+		return;
 	pthread_mutex_lock(&node_lock);
-	n = node_by_ino(ino);
-	if (n && n->level == PF_PERIOD)
-		n->refs++;
+	n->refs++;
 	pthread_mutex_unlock(&node_lock);
-	if (!n) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
-	if (n->level != PF_PERIOD) {
-		fuse_reply_err(req, EISDIR);
-		return;
-	}
 	type = n->parent;
 	pid = type->parent;
 	ev = pid->parent;
@@ -732,13 +821,9 @@ static void pf_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	struct pf_node *n;
 	int len;
 
-	pthread_mutex_lock(&node_lock);
-	n = node_by_ino(ino);
-	pthread_mutex_unlock(&node_lock);
-	if (!n) {
-		fuse_reply_err(req, ENOENT);
+	n = req_node(req, ino, WANT_ANY);
+	if (!n)
 		return;
-	}
 	len = xattr_value(n, name, buf, sizeof(buf));
 	if (len < 0)
 		fuse_reply_err(req, -len);
@@ -762,13 +847,9 @@ static void pf_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct pf_node *n;
 	unsigned int i;
 
-	pthread_mutex_lock(&node_lock);
-	n = node_by_ino(ino);
-	pthread_mutex_unlock(&node_lock);
-	if (!n) {
-		fuse_reply_err(req, ENOENT);
+	n = req_node(req, ino, WANT_ANY);
+	if (!n)
 		return;
-	}
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		/* listed exactly when it can be read */
 		if (xattr_value(n, names[i], val, sizeof(val)) < 0)
@@ -812,20 +893,15 @@ static void pf_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 
 	(void)attr;
 	(void)fi;
-	pthread_mutex_lock(&node_lock);
-	n = node_by_ino(ino);
-	if (n)
-		fill_stat(n, n->ino, &st);
-	pthread_mutex_unlock(&node_lock);
-	if (!n) {
-		fuse_reply_err(req, ENOENT);
+	n = req_node(req, ino, WANT_ANY);
+	if (!n)
 		return;
-	}
+	fill_stat(n, n->ino, &st);
 	/* O_TRUNC on a leaf asks for size 0, which it already has */
 	if (n->level == PF_PERIOD && (to_set & FUSE_SET_ATTR_SIZE) &&
 	    !(to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID |
 			FUSE_SET_ATTR_GID)) && attr->st_size == 0) {
-		fuse_reply_attr(req, &st, ttl_of(n->level));
+		fuse_reply_attr(req, &st, attr_ttl(n));
 		return;
 	}
 	fuse_reply_err(req, EPERM);

@@ -30,6 +30,25 @@ teardown() {
 	done
 }
 
+@test "sendfile reads a whole line that is longer than the line before it" {
+	# The FUSE daemon lets the kernel cache a leaf's name; a short splice
+	# read leaves i_size at that line's length, which the next open must
+	# reset (GETATTR), or the next sendfile stops at the old length.  So:
+	# a line of at most 6 digits (under 1 ms of CPU), then one of at least
+	# 8 from the same leaf; cut at 7 bytes it would be under 10,000,000.
+	leaf=$(leaf all task_clock$U self simple 0)
+	first=
+	for i in 1 2 3 4 5; do
+		run timeout 10 "$H/leafio" "$leaf" sendfile
+		is_count "${lines[0]}" || die "first sendfile, try $i: ${lines[*]}"
+		[ "${lines[0]}" -lt 1000000 ] && { first=${lines[0]}; break; }
+	done
+	[ -n "$first" ] || skip "5 opens each took >= 1 ms of CPU here: no short first line to follow"
+	run timeout 10 "$H/leafio" "$leaf" spin=300 sendfile
+	is_count "${lines[0]}" || die "second sendfile: ${lines[*]}"
+	assert_ge "${lines[0]}" 30000000 "task_clock of a self that burned 300 ms, by sendfile after a line of $first"
+}
+
 @test "sendfile streams a blocking 1s leaf line by line" {
 	# FUSE in Linux >= 6.9 splices even FOPEN_DIRECT_IO files through the
 	# page cache (filemap_splice_read), bounded by i_size, and a leaf that

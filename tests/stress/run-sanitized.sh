@@ -7,18 +7,23 @@
 #   tests/stress/run-sanitized.sh valgrind   perfctrfs-fuse under valgrind
 #                                            memcheck --leak-check=full
 #
-# Mounts the daemon the way tests/run-fuse.sh does (-f -o allow_other, the
-# same environment for the suite), runs `bats --tap tests/bats`, unmounts,
+# Mounts the daemon the way tests/run-fuse.sh does, with the same harness
+# (tests/lib/fuse-mount.sh: -f -o allow_other, the same environment for
+# the suite), runs `bats --tap tests/bats` as root, unmounts,
 # and turns the checker's logs into TAP lines of their own:
 #   ok - asan: 0 errors            (AddressSanitizer, UBSan, LeakSanitizer)
 #   ok - valgrind: 0 bytes definitely lost, 0 errors
 # The suite's own lines come first, numbered as bats numbered them; the
 # checker lines continue the count.  Exits non-zero on any failure.
 # BATS_FILTER is passed to bats --filter.  Progress goes to stderr.
+# The whole suite as root and as a user against the ASan daemon, without
+# the checker lines, is tests/run-fuse.sh with
+# PERFCTR_DAEMON=proto-fuse/perfctrfs-fuse-asan.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/fuse-mount.sh"
 mode=${1:-asan}
-work= dpid= mnt=
+work= mnt=
 
 log() { echo "run-sanitized: $*" >&2; }
 abort() {
@@ -27,18 +32,8 @@ abort() {
 	echo "not ok 1 - $mode suite setup: $*"
 	exit 1
 }
-mounted() { grep -qs " $1 fuse" /proc/self/mounts; }
-
 cleanup() {
-	if [ -n "$mnt" ] && mounted "$mnt"; then
-		timeout 10 fusermount3 -u "$mnt" 2>/dev/null ||
-			timeout 10 umount -l "$mnt" 2>/dev/null
-	fi
-	if [ -n "$dpid" ] && kill -0 "$dpid" 2>/dev/null; then
-		kill -TERM "$dpid" 2>/dev/null
-		sleep 2
-		kill -KILL "$dpid" 2>/dev/null
-	fi
+	fuse_cleanup "$mnt"
 	[ -n "$work" ] && [ -z "${KEEP_WORK:-}" ] && rm -rf "$work"
 }
 trap cleanup EXIT
@@ -52,10 +47,8 @@ flock -w 1800 9 || abort "another fuse stage holds /tmp/perfctrfs-fuse-stage.loc
 
 make -s -C "$top/tests/helpers" >&2 || abort "make -C tests/helpers failed"
 work=$(mktemp -d /tmp/perfctrfs-san.XXXXXX) || abort "mktemp failed"
-mkdir -p "$work/mnt" "$work/tests/helpers" "$work/logs"
-cp -r "$top/tests/bats" "$work/tests/bats"
-cp -r "$top/tests/helpers/bin" "$work/tests/helpers/bin"
-chmod -R a+rX "$work"
+fuse_suite_copy "$top" "$work" || abort "cannot copy the suite to $work"
+mkdir -p "$work/mnt" "$work/logs" && chmod a+rX "$work/mnt"
 chmod 1777 "$work/logs"
 mnt=$work/mnt
 
@@ -81,14 +74,9 @@ valgrind)
 esac
 
 log "mounting ${cmd[*]} on $mnt"
-"${cmd[@]}" -f -o allow_other "$mnt" > "$work/daemon.log" 2>&1 9>&- &
-dpid=$!
-for i in $(seq 1 300); do
-	mounted "$mnt" && break
-	kill -0 "$dpid" 2>/dev/null || break
-	sleep 0.1
-done
-mounted "$mnt" || { cat "$work/daemon.log" >&2; abort "no mount within 30 s"; }
+fuse_start "$mnt" "$work/daemon.log" 30 "${cmd[@]}" -f -o allow_other "$mnt" ||
+	abort "no mount within 30 s"
+dpid=$FUSE_PID
 
 export PERFCTR_MNT=$mnt PERFCTR_BACKEND=fuse PERFCTR_DAEMON_PID=$dpid
 export PERFCTR_HELPERS=$work/tests/helpers/bin PERFCTR_FUSE_BIN=$daemon
@@ -103,17 +91,8 @@ rc_suite=$?
 grep -qE '^(not )?ok [0-9]+' "$work/root.tap" || { log "the suite printed no TAP"; rc_suite=1; }
 
 log "unmounting"
-timeout 10 fusermount3 -u "$mnt" || log "fusermount3 -u failed"
-rc_daemon=124
-for i in $(seq 1 600); do
-	if ! kill -0 "$dpid" 2>/dev/null; then
-		wait "$dpid"
-		rc_daemon=$?
-		dpid=
-		break
-	fi
-	sleep 0.1
-done
+fuse_stop "$mnt" 60
+rc_daemon=$FUSE_RC
 
 n=$(grep -cE '^(not )?ok [0-9]+' "$work/root.tap")
 grep -vE '^1\.\.[0-9]+' "$work/root.tap"

@@ -11,7 +11,8 @@
 # Environment: BATS_FILTER is passed to bats --filter.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-work="" dpid="" mnt=""
+. "$top/tests/lib/fuse-mount.sh"
+work="" mnt=""
 
 log() { echo "tools: $*" >&2; }
 
@@ -22,23 +23,8 @@ abort() {
 	exit 1
 }
 
-mounted() { grep -qs " $1 fuse" /proc/self/mounts; }
-
 cleanup() {
-	local _
-	if [ -n "$mnt" ] && mounted "$mnt"; then
-		timeout 10 fusermount3 -u "$mnt" 2>/dev/null ||
-			timeout 10 umount -l "$mnt" 2>/dev/null
-	fi
-	if [ -n "$dpid" ] && kill -0 "$dpid" 2>/dev/null; then
-		for _ in $(seq 1 50); do
-			kill -0 "$dpid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -TERM "$dpid" 2>/dev/null
-		sleep 1
-		kill -KILL "$dpid" 2>/dev/null
-	fi
+	fuse_cleanup "$mnt"
 	[ -n "$work" ] && rm -rf "$work"
 }
 trap cleanup EXIT
@@ -66,14 +52,9 @@ chmod 0755 "$work"
 mkdir -p "$work/mnt"
 mnt=$work/mnt
 log "mounting $daemon on $mnt"
-"$daemon" -f -o allow_other "$mnt" > "$work/daemon.log" 2>&1 3>&- &
-dpid=$!
-for _ in $(seq 1 100); do
-	mounted "$mnt" && break
-	kill -0 "$dpid" 2>/dev/null || break
-	sleep 0.1
-done
-mounted "$mnt" || { cat "$work/daemon.log" >&2; abort "the daemon did not mount $mnt within 10 s"; }
+fuse_start "$mnt" "$work/daemon.log" 10 "$daemon" -f -o allow_other "$mnt" ||
+	abort "the daemon did not mount $mnt within 10 s"
+dpid=$FUSE_PID
 
 export PERFCTR_MNT=$mnt PERFCTR_DAEMON_PID=$dpid
 (cd "$top" && timeout 900 bats --tap "${filter[@]}" tests/tools) > "$work/tools.tap" 2> "$work/tools.err"
@@ -83,17 +64,8 @@ cat "$work/tools.tap"
 grep -qE '^(not )?ok [0-9]+' "$work/tools.tap" || { log "bats printed no TAP"; rc=1; }
 
 log "unmounting"
-timeout 10 fusermount3 -u "$mnt" || log "fusermount3 -u failed"
-rc_daemon=124
-for _ in $(seq 1 100); do
-	if ! kill -0 "$dpid" 2>/dev/null; then
-		wait "$dpid"
-		rc_daemon=$?
-		break
-	fi
-	sleep 0.1
-done
+fuse_stop "$mnt" 10
+rc_daemon=$FUSE_RC
 [ $rc_daemon -eq 0 ] || { log "daemon exited $rc_daemon (124: still running)"; tail -20 "$work/daemon.log" >&2; }
-[ $rc_daemon -ne 124 ] && dpid=
 log "tests: exit $rc, daemon: exit $rc_daemon"
 [ $rc -eq 0 ] && [ $rc_daemon -eq 0 ]
