@@ -667,6 +667,28 @@ int perfctrfs_counters_read(struct perfctrfs_counters *c,
 	return 0;
 }
 
+/*
+ * CPU hotplug.  When a CPU goes offline, perf_event_exit_cpu_context()
+ * takes every CPU-wide event of that CPU out of its context: it is left
+ * OFF, split from its group, and keeps its last count, time enabled and
+ * time running.  Nothing puts it back when the CPU returns (perf stat -a
+ * shows such a CPU as not counted), so the counter is over for good.  Task
+ * events bound to a CPU stay in their task's context and count again
+ * whenever the task runs there.
+ *
+ * PERF_ATTACH_CONTEXT is perf's own record of the removal: a live
+ * CPU-wide event loses it only there (an event installed on a CPU that
+ * was just going offline never gets it).  Read without the context's
+ * lock: it only ever goes from set to clear while the event lives.
+ */
+static bool perfctrfs_group_unplugged(struct perfctrfs_counters *c,
+				      unsigned int i)
+{
+	return !c->tasks[i] &&
+	       !(READ_ONCE(c->ev[i * c->nr]->attach_state) &
+		 PERF_ATTACH_CONTEXT);
+}
+
 /**
  * perfctrfs_counters_control() - enable, disable or reset an open leaf
  * @c: the counters
@@ -676,7 +698,10 @@ int perfctrfs_counters_read(struct perfctrfs_counters *c,
  * PERF_IOC_FLAG_GROUP does on a perf fd.  Reset also restarts the
  * cumulative count of irq records.  Process context; sleeps.
  *
- * Return: 0, -ENOTTY for another @cmd, or the LSM's refusal.
+ * Groups whose CPU went offline are not enabled: they cannot count again.
+ *
+ * Return: 0, -ENOTTY for another @cmd, -ENODEV when every CPU the leaf
+ * counted on went offline, or the LSM's refusal.
  */
 int perfctrfs_counters_control(struct perfctrfs_counters *c, unsigned int cmd)
 {
@@ -686,6 +711,9 @@ int perfctrfs_counters_control(struct perfctrfs_counters *c, unsigned int cmd)
 	if (cmd != PERF_EVENT_IOC_ENABLE && cmd != PERF_EVENT_IOC_DISABLE &&
 	    cmd != PERF_EVENT_IOC_RESET)
 		return -ENOTTY;
+	/* Every CPU it counted on went offline: it can never count again. */
+	if (perfctrfs_counters_ended(c) && !c->tasks[0])
+		return -ENODEV;
 	/* perf_ioctl() treats these as writes to the event. */
 	for (i = 0; i < c->nr_inst; i++) {
 		err = security_perf_event_write(c->ev[i * c->nr]);
@@ -695,6 +723,13 @@ int perfctrfs_counters_control(struct perfctrfs_counters *c, unsigned int cmd)
 	for (i = 0; i < c->nr_inst; i++) {
 		struct perf_event *leader = c->ev[i * c->nr];
 
+		/*
+		 * Out of its context: enabling it would make it INACTIVE in
+		 * no context, counting enabled time it never runs.
+		 */
+		if (cmd == PERF_EVENT_IOC_ENABLE &&
+		    perfctrfs_group_unplugged(c, i))
+			continue;
 #ifdef PERF_HAVE_KERNEL_GROUP
 		err = perf_event_ioctl_kernel(leader, cmd, PERF_IOC_FLAG_GROUP);
 		if (err)
@@ -748,13 +783,15 @@ u64 perfctrfs_counters_unsampled(struct perfctrfs_counters *c)
 }
 
 /**
- * perfctrfs_counters_ended() - has the counted process or thread exited?
+ * perfctrfs_counters_ended() - is the counted process, thread or CPU gone?
  * @c: the counters
  *
  * True once every counted thread's event has been through perf's task
  * exit (its final count is in) and, for a process, once no thread of it
- * is left alive.  Always false for a CPU-wide leaf.  Any context but NMI;
- * reads state only.
+ * is left alive; for a CPU-wide leaf, once every CPU it counted on has
+ * gone offline (see perfctrfs_group_unplugged()), which for cpu=all is
+ * never while one of them is online.  Any context but NMI; reads state
+ * only.
  *
  * Return: whether the target is gone.
  */
@@ -762,8 +799,14 @@ bool perfctrfs_counters_ended(struct perfctrfs_counters *c)
 {
 	unsigned int i;
 
-	if (!c->nr_inst || !c->tasks[0])
+	if (!c->nr_inst)
 		return false;
+	if (!c->tasks[0]) {
+		for (i = 0; i < c->nr_inst; i++)
+			if (!perfctrfs_group_unplugged(c, i))
+				return false;
+		return true;
+	}
 	if (c->proc && atomic_read(&c->proc->signal->live))
 		return false;
 	for (i = 0; i < c->nr_inst; i++)

@@ -110,7 +110,13 @@ static struct dentry *perfctrfs_lookup(struct inode *dir, struct dentry *dentry,
 	node->level = parent->level + 1;
 	/* below the pid level, each node holds its own reference */
 	node->leaf.target = get_pid(parent->leaf.target);
-	if (perfctrfs_parse_level(dir->i_sb, node, dentry->d_name.name,
+	/*
+	 * A directory held open (a cwd, an fd) below a CPU that went offline
+	 * is not revalidated on the way in: nothing below it exists now.
+	 */
+	if ((parent->level >= PERFCTRFS_LVL_CPU &&
+	     !perfctrfs_cpu_ok(&parent->leaf.cpu)) ||
+	    perfctrfs_parse_level(dir->i_sb, node, dentry->d_name.name,
 				  dentry->d_name.len)) {
 		put_pid(node->leaf.target);
 		kfree(node);
@@ -299,9 +305,15 @@ static int perfctrfs_readdir_period(struct file *file, struct dir_context *ctx)
 
 static int perfctrfs_readdir(struct file *file, struct dir_context *ctx)
 {
+	struct perfctrfs_node *node = perfctrfs_node(file_inode(file));
+
 	if (!dir_emit_dots(file, ctx))
 		return 0;
-	switch (perfctrfs_node(file_inode(file))->level) {
+	/* Held open below a CPU that went offline: empty, as lookup says. */
+	if (node->level >= PERFCTRFS_LVL_CPU &&
+	    !perfctrfs_cpu_ok(&node->leaf.cpu))
+		return 0;
+	switch (node->level) {
 	case PERFCTRFS_LVL_ROOT:
 		return perfctrfs_readdir_cpu(file, ctx);
 	case PERFCTRFS_LVL_CPU:

@@ -15,8 +15,10 @@
  *  - irq: due while overflow records are queued ("<count> 0x<ip>"), with a
  *    "lost <n>" line before the next record after drops.
  *
- * When the target exits, the watch timer sees it: a reader gets a final
- * line (simple/times) or what is left (irq), then EOF; poll says EPOLLHUP.
+ * When the target exits, or the CPU of a CPU-bound leaf goes offline
+ * (perf then retires its counter for good: see counter.c), the watch
+ * timer sees it: a reader gets a final line (simple/times) or what is left
+ * (irq), then EOF; poll says EPOLLHUP.
  *
  * Locking: o->lock (a mutex) serializes reads, writes, ioctls and polls of
  * one open file, and is the only consumer lock of the irq ring; it is
@@ -493,8 +495,12 @@ static int perfctrfs_leaf_open(struct inode *inode, struct file *file)
 				      ns_to_ktime(leaf->period.value),
 				      HRTIMER_MODE_REL);
 		}
-		/* Needed to see a target exit, or a count reached by sums. */
-		if (leaf->pid.kind != PERFCTRFS_PID_ALL ||
+		/*
+		 * Needed to see a target exit, a count reached by sums, or
+		 * the CPU of a CPU-bound leaf go offline (its irq records
+		 * then stop for good: nothing else would wake a reader).
+		 */
+		if (leaf->pid.kind != PERFCTRFS_PID_ALL || !leaf->cpu.all ||
 		    (leaf->type != PERFCTRFS_IRQ && !leaf->period.is_time)) {
 			timer_setup(&o->t->watch, perfctrfs_watch, 0);
 			o->has_watch = true;

@@ -15,6 +15,8 @@
  *	fsop mknod PATH
  *	fsop setxattr PATH NAME VALUE
  *	fsop removexattr PATH NAME
+ *	fsop umount PATH [lazy]	umount2(PATH, 0 or MNT_DETACH): busybox's
+ *				and util-linux's umount print messages
  *
  * Everything but stat and readdir prints "ok" or the errno name.  Exits 0
  * when the call succeeded, 1 when it failed, 2 on bad usage.
@@ -23,6 +25,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
@@ -119,6 +122,10 @@ int main(int argc, char **argv)
 		return result(setxattr(p, argv[3], argv[4], strlen(argv[4]), 0));
 	if (!strcmp(op, "removexattr") && argc == 4)
 		return result(removexattr(p, argv[3]));
+	if (!strcmp(op, "umount") && argc == 3)
+		return result(umount2(p, 0));
+	if (!strcmp(op, "umount") && argc == 4 && !strcmp(argv[3], "lazy"))
+		return result(umount2(p, MNT_DETACH));
 	fprintf(stderr, "usage: see the comment at the top of fsop.c\n");
 	return 2;
 }
