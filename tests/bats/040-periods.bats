@@ -23,6 +23,16 @@ start_spinner() {
 	spinner=$!
 }
 
+# Start a spinner of $1 seconds whose clock starts only at SIGUSR1 (spin
+# -g), its pid in $spinner: the test opens its leaf, then lets it run, via
+# leafio's sh="kill -USR1 $spinner", so a slow machine cannot lose a
+# short-lived target before the open.
+start_gated_spinner() {
+	"$H/spin" -g "$1" > "$BATS_TEST_TMPDIR/gate" 3>&- &
+	spinner=$!
+	wait_until "grep -qx gated $BATS_TEST_TMPDIR/gate" || die "spin -g never got ready"
+}
+
 # Start a process that sleeps $1 seconds; its pid in $sleeper.
 start_sleeper() {
 	sleep "$1" >/dev/null 3>&- &
@@ -88,8 +98,9 @@ start_sleeper() {
 }
 
 @test "a blocked period-N read returns what is left, then EOF, when the target exits" {
-	start_spinner 0.5
-	run timeout 15 "$H/leafio" "$(leaf all task_clock$U "$spinner" simple 1000000000000)" readall
+	start_gated_spinner 0.5
+	run timeout 15 "$H/leafio" "$(leaf all task_clock$U "$spinner" simple 1000000000000)" \
+		sh="kill -USR1 $spinner" readall
 	[ "$status" -eq 0 ] || die "leafio timed out or failed: $status ${lines[*]}"
 	assert_eq "${lines[-1]}" EOF "last read"
 	[ "${#lines[@]}" -eq 2 ] || die "expected one line then EOF: ${lines[*]}"
@@ -97,8 +108,9 @@ start_sleeper() {
 }
 
 @test "poll reports POLLHUP after the target exited" {
-	start_sleeper 0.3
-	run timeout 15 "$H/leafio" "$(leaf all task_clock$U "$sleeper" simple 1000000000000)" waitexit="$sleeper" sleep=100 poll=3000
+	start_gated_spinner 0.3
+	run timeout 15 "$H/leafio" "$(leaf all task_clock$U "$spinner" simple 1000000000000)" \
+		sh="kill -USR1 $spinner" waitexit="$spinner" sleep=100 poll=3000
 	assert_match "${lines[0]}" 'POLLHUP' "poll after exit"
 }
 

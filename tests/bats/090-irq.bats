@@ -26,9 +26,16 @@ LOST='^lost [1-9][0-9]*$'
 
 # Start a spinner for $1 s; its pid in $spinner, a copy of its maps in
 # $BATS_TEST_TMPDIR/maps.
+# start_spinner [-g] SECONDS: with -g the spinner's clock starts only at
+# SIGUSR1 (spin -g), which the test sends once its leaf is open (leafio
+# sh="kill -USR1 $spinner"), so a slow machine cannot lose it before.
 start_spinner() {
-	"$H/spin" "$1" >/dev/null 3>&- &
+	local gate=
+	[ "$1" = -g ] && { gate=-g; shift; }
+	"$H/spin" $gate "$1" > "$BATS_TEST_TMPDIR/gate" 3>&- &
 	spinner=$!
+	[ -z "$gate" ] || wait_until "grep -qx gated $BATS_TEST_TMPDIR/gate" ||
+		die "spin -g never got ready"
 	# /proc/<pid>/maps can be unreadable for a moment around the exec
 	# (busybox grep: "can't open"): wait, quietly, until it shows spin's
 	# text, and copy it in the same step
@@ -39,8 +46,9 @@ start_spinner() {
 }
 
 @test "irq lines are '<count> 0x<ip>' records with counts that never go down" {
-	start_spinner 1
-	run timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10000000)" readall
+	start_spinner -g 1
+	run timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10000000)" \
+		sh="kill -USR1 $spinner" readall
 	[ "$status" -eq 0 ] || die "leafio: $status"
 	assert_eq "${lines[-1]}" EOF "end of the records"
 	n=0 prev=0
@@ -55,8 +63,9 @@ start_spinner() {
 }
 
 @test "sampled IPs lie in the sampled program's text" {
-	start_spinner 1.5
-	timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 5000000)" readall |
+	start_spinner -g 1.5
+	timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 5000000)" \
+		sh="kill -USR1 $spinner" readall |
 		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
 	run "$H/ipcheck" "$BATS_TEST_TMPDIR/maps" < "$BATS_TEST_TMPDIR/recs"
 	[ "$status" -eq 0 ] || die "ipcheck: $output"
@@ -119,8 +128,9 @@ start_spinner() {
 }
 
 @test "irq by time: a 10ms period samples a spinner about 100 times a second" {
-	start_spinner 1
-	timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10ms)" readall |
+	start_spinner -g 1
+	timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10ms)" \
+		sh="kill -USR1 $spinner" readall |
 		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
 	n=$(grep -cE "$REC" "$BATS_TEST_TMPDIR/recs") || true
 	assert_ge "$n" 10 "records in 1 s at 10ms"

@@ -2,14 +2,20 @@
 /*
  * spin - burn CPU for a bounded time, in one or more threads.
  *
- *	spin [-T THREADS] SECONDS
+ *	spin [-g] [-T THREADS] SECONDS
  *
  * Every thread burns until SECONDS of wall time have passed since start
  * (fractions allowed: 0.5), then the process exits 0.  With -T, it first
  * prints the thread ids, one a line, so the suite can count one thread.
+ *
+ * With -g (gated) it blocks SIGUSR1, prints "gated" and waits for
+ * SIGUSR1 before its clock starts: a test opens its counter first, then
+ * lets a short-lived target run, so a slow machine cannot lose the target
+ * before the open.
  */
 #include "common.h"
 #include <pthread.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -46,20 +52,41 @@ int main(int argc, char **argv)
 	unsigned long nt = 1, i;
 	double secs;
 	char *end;
+	sigset_t usr1;
+	int gated = 0, sig;
 
+	if (argc >= 3 && !strcmp(argv[1], "-g")) {
+		gated = 1;
+		argv++;
+		argc--;
+	}
 	if (argc == 4 && !strcmp(argv[1], "-T")) {
 		nt = num_arg(argv[2]);
 		argv += 2;
 		argc -= 2;
 	}
 	if (argc != 2 || nt < 1 || nt > 64) {
-		fprintf(stderr, "usage: spin [-T THREADS] SECONDS\n");
+		fprintf(stderr, "usage: spin [-g] [-T THREADS] SECONDS\n");
 		return 2;
 	}
 	secs = strtod(argv[1], &end);
 	if (*end || secs < 0 || secs > 3600) {
 		fprintf(stderr, "spin: bad SECONDS %s\n", argv[1]);
 		return 2;
+	}
+	if (gated) {
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		if (sigprocmask(SIG_BLOCK, &usr1, NULL)) {
+			perror("spin: sigprocmask");
+			return 1;
+		}
+		printf("gated\n");
+		fflush(stdout);
+		if (sigwait(&usr1, &sig)) {
+			fprintf(stderr, "spin: sigwait failed\n");
+			return 1;
+		}
 	}
 	deadline = now() + secs;
 	for (i = 1; i < nt; i++)
