@@ -132,6 +132,8 @@ static struct dentry *perfctrfs_lookup(struct inode *dir, struct dentry *dentry,
 
 /* ---- readdir -------------------------------------------------------- */
 
+static int perfctrfs_d_revalidate(struct dentry *dentry, unsigned int flags);
+
 /*
  * Emit @name, instantiating it through the dcache so that its inode
  * number is the one lookup and stat give.  A name that no longer looks
@@ -147,6 +149,16 @@ static bool perfctrfs_fill(struct file *file, struct dir_context *ctx,
 	ino_t ino;
 
 	child = d_hash_and_lookup(dir, &qname);
+	/*
+	 * A dentry of a pid that died, whose number a new task has now, is
+	 * still hashed until a lookup revalidates it: list what a lookup
+	 * would give, as __lookup_slow() does with a stale dentry.
+	 */
+	if (child && perfctrfs_d_revalidate(child, 0) <= 0) {
+		d_invalidate(child);
+		dput(child);
+		child = NULL;
+	}
 	if (!child) {
 		DECLARE_WAIT_QUEUE_HEAD_ONSTACK(wq);
 
