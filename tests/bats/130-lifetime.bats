@@ -264,7 +264,7 @@ mount_second() {
 		;;
 	esac
 	if ! wait_until "grep -qs ' $d ' /proc/self/mounts" 100; then
-		is_root || skip "this user cannot mount FUSE here: $(cat "$T/second.log")"
+		is_root || skip "this user cannot mount FUSE here: $(tail -n 1 "$T/second.log")"
 		die "no second mount on $d: $(cat "$T/second.log" 2>/dev/null)"
 	fi
 }
