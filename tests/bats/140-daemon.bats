@@ -54,15 +54,6 @@ umount_private() {
 	fdmnt=
 }
 
-# perf_event fds held by process $1
-perf_fds_of() {
-	local n=0 f
-	for f in /proc/"$1"/fd/*; do
-		[ "$(readlink "$f" 2>/dev/null)" = "anon_inode:[perf_event]" ] && n=$((n + 1))
-	done
-	echo $n
-}
-
 @test "the daemon raises its fd soft limit to the hard limit and says so" {
 	fdmnt=$(private_dir)
 	mount_private "$fdmnt" 32:64

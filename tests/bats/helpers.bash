@@ -221,14 +221,17 @@ leak_baseline() {
 	fi
 }
 
-# The number of perf_event descriptors the FUSE daemon has open.
-daemon_perf_fds() {
+# The number of perf_event descriptors process $1 has open.
+perf_fds_of() {
 	local n=0 f
-	for f in /proc/"$PERFCTR_DAEMON_PID"/fd/*; do
+	for f in /proc/"$1"/fd/*; do
 		[ "$(readlink "$f" 2>/dev/null)" = "anon_inode:[perf_event]" ] && n=$((n + 1))
 	done
 	echo $n
 }
+
+# The number of perf_event descriptors the FUSE daemon has open.
+daemon_perf_fds() { perf_fds_of "$PERFCTR_DAEMON_PID"; }
 
 # The last test of every file: counters are back to where they started.
 # Releases are asynchronous on FUSE (close returns before RELEASE is
