@@ -20,6 +20,11 @@
 #   PERFCTR_USERS       two unprivileged user names for the permission
 #                       tests (default "perfctr-t1 perfctr-t2"); created
 #                       when missing and root, else those tests skip
+#   PCTR_SLOW           how many times slower than normal this machine
+#                       runs the suite (default 1; the KASAN guest sets
+#                       5): every wait_until bound and the lifetimes of
+#                       slow() targets are multiplied by it.  Only upper
+#                       bounds grow: no check gets weaker in what it counts
 #
 # Leak check: the mount root's xattr user.perfctr.counters is the number of
 # perf events the backend holds for the mount; every file records it in
@@ -185,9 +190,16 @@ start_pagetouch() {
 	wait_until "grep -q ready $BATS_TEST_TMPDIR/pagetouch.out"
 }
 
-# Wait (at most $2 tenths of a second, default 50) until a command succeeds.
+# N seconds (or tenths, any count) scaled for a slow machine: PCTR_SLOW.
+slow() {
+	echo $(($1 * ${PCTR_SLOW:-1}))
+}
+
+# Wait (at most $2 tenths of a second, default 50, times PCTR_SLOW) until
+# a command succeeds.
 wait_until() {
-	local n=${2:-50} i
+	local n i
+	n=$(slow "${2:-50}")
 	for i in $(seq 1 "$n"); do
 		eval "$1" && return 0
 		sleep 0.1

@@ -40,8 +40,9 @@
 # guest in minutes; "none": no suite, only what follows it; never set by
 # scripts/check.sh), STRESS_SECS (x86_64: each timed stress scenario in
 # the guest, default 3), PCTR_SUITE_TIMEOUT (x86_64-debug: seconds for
-# each bats run in the guest, default 5400), PCTR_PPC_SUITE=1 (ppc64le:
-# also run the conformance suite as root).
+# each bats run in the guest, default 5400), PCTR_SLOW (x86_64-debug: the
+# suite's slowness factor, default 5), PCTR_PPC_SUITE=1 (ppc64le: also run
+# the conformance suite as root).
 set -euo pipefail
 
 usage() { sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
@@ -92,6 +93,10 @@ step() {
 }
 
 stress_secs=${STRESS_SECS:-3} suite_to=${PCTR_SUITE_TIMEOUT:-5400}
+# KASAN and TCG make the debug guest about five times slower: the suite's
+# waits and target lifetimes scale by PCTR_SLOW (tests/bats/helpers.bash)
+slow=${PCTR_SLOW:-5}
+[[ $slow =~ ^[1-9][0-9]*$ ]] || die "PCTR_SLOW: a whole factor, 1 or more"
 [[ $stress_secs =~ ^[0-9]+$ ]] || die "STRESS_SECS: a number of seconds"
 [[ $suite_to =~ ^[0-9]+$ ]] || die "PCTR_SUITE_TIMEOUT: a number of seconds"
 [ -r "$tarball" ] || die "$tarball missing (scripts/deps.sh installs linux-source-6.1)"
@@ -373,7 +378,7 @@ if [ "$base" = x86_64 ]; then
 		-no-reboot -monitor none -kernel "$kernel" -initrd "$initrd")
 	cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 kunit.enable=1"
 	cmdline="$cmdline PCTR_STRESS_SECS=$stress_secs"
-	[ $debug = 1 ] && cmdline="$cmdline log_buf_len=8M PCTR_SUITE_TIMEOUT=$suite_to"
+	[ $debug = 1 ] && cmdline="$cmdline log_buf_len=8M PCTR_SUITE_TIMEOUT=$suite_to PCTR_SLOW=$slow"
 else
 	qemu=(qemu-system-ppc64 -M pseries -cpu POWER9 -smp 2 -m 1G -nographic
 		-no-reboot -icount shift=0 -kernel "$kernel" -initrd "$initrd")
