@@ -324,16 +324,18 @@ int pf_online_cpus(unsigned int **cpus)
 	return nr;
 }
 
-bool pf_cpu_online(unsigned int cpu)
+/* 1 if @cpu is online, 0 if not, or a negative errno (EMFILE) */
+int pf_cpu_online(unsigned int cpu)
 {
 	unsigned int *cpus = NULL;
-	bool found = false;
-	int i, nr;
+	int i, nr, found = 0;
 
 	nr = pf_online_cpus(&cpus);
+	if (nr < 0)
+		return nr;
 	for (i = 0; i < nr; i++)
 		if (cpus[i] == cpu)
-			found = true;
+			found = 1;
 	free(cpus);
 	return found;
 }
@@ -378,8 +380,21 @@ static void probe_attr(struct perf_event_attr *attr,
  * Each member alone: whether they fit together is perf's question at
  * open, answered with perf's errno, not a lookup's ENOENT.
  */
-bool pf_probe_spec(const struct perfctrfs_cpu *cpu,
-		   const struct perfctrfs_event_spec *spec)
+/*
+ * The daemon itself short of fds or memory: not an answer about the
+ * event, so neither ENOENT nor cached.
+ */
+static bool probe_transient(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOMEM;
+}
+
+/*
+ * Can @cpu count every event of @spec?  0 if so, -ENOENT if not, or the
+ * daemon's own -EMFILE, -ENFILE or -ENOMEM.
+ */
+int pf_probe_spec(const struct perfctrfs_cpu *cpu,
+		  const struct perfctrfs_event_spec *spec)
 {
 	struct perf_event_attr attr;
 	unsigned int i;
@@ -394,36 +409,38 @@ bool pf_probe_spec(const struct perfctrfs_cpu *cpu,
 			fd = pf_perf_open(&attr, -1, cpu->cpu, -1,
 					  PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0)
-			return false;
+			return probe_transient(errno) ? -errno : -ENOENT;
 		close(fd);
 	}
-	return true;
+	return 0;
 }
 
-bool pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i)
+/* pf_probe_spec() of candidate @i, remembered per CPU unless transient. */
+int pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i)
 {
 	unsigned int slot;
-	bool ok;
+	int err;
 
 	if (i >= nr_cands)
-		return false;
+		return -ENOENT;
 	slot = cpu->all ? nr_slots - 1 : cpu->cpu;
 	if (slot >= nr_slots)
-		return false;
+		return -ENOENT;
 	pthread_mutex_lock(&probe_lock);
 	if (!probe_cache[slot]) {
 		probe_cache[slot] = malloc(nr_cands ? nr_cands : 1);
 		if (!probe_cache[slot]) {
 			pthread_mutex_unlock(&probe_lock);
-			return false;
+			return -ENOMEM;
 		}
 		memset(probe_cache[slot], -1, nr_cands);
 	}
-	if (probe_cache[slot][i] < 0)
-		probe_cache[slot][i] = pf_probe_spec(cpu, &cands[i].spec);
-	ok = probe_cache[slot][i] > 0;
+	err = probe_cache[slot][i] < 0 ? pf_probe_spec(cpu, &cands[i].spec) :
+	      probe_cache[slot][i] ? 0 : -ENOENT;
+	if (probe_cache[slot][i] < 0 && !probe_transient(-err))
+		probe_cache[slot][i] = !err;
 	pthread_mutex_unlock(&probe_lock);
-	return ok;
+	return err;
 }
 
 static const struct {

@@ -284,8 +284,11 @@ static int resolve(struct pf_node *parent, const char *name,
 	case PF_CPU:
 		if (perfctrfs_parse_cpu(name, len, &tmpl->u.cpu))
 			return -ENOENT;
-		if (!tmpl->u.cpu.all && !pf_cpu_online(tmpl->u.cpu.cpu))
-			return -ENOENT;
+		if (!tmpl->u.cpu.all) {
+			int on = pf_cpu_online(tmpl->u.cpu.cpu);
+
+			return on < 0 ? on : on ? 0 : -ENOENT;
+		}
 		return 0;
 	case PF_EVENT:
 		if (perfctrfs_parse_event(name, len, &pf_catalog, &tmpl->u.ev))
@@ -295,9 +298,9 @@ static int resolve(struct pf_node *parent, const char *name,
 		if (c) {
 			unsigned int i = c - pf_candidate(0);
 
-			return pf_probe_cached(&cpu->u.cpu, i) ? 0 : -ENOENT;
+			return pf_probe_cached(&cpu->u.cpu, i);
 		}
-		return pf_probe_spec(&cpu->u.cpu, &tmpl->u.ev) ? 0 : -ENOENT;
+		return pf_probe_spec(&cpu->u.cpu, &tmpl->u.ev);
 	case PF_PID:
 		if (perfctrfs_parse_pid(name, len, &tmpl->u.pid))
 			return -ENOENT;
@@ -445,6 +448,7 @@ static int dir_add(struct pf_dir *d, struct pf_node *parent, const char *name,
 	size_t len = strlen(name) + 1;
 	struct pf_dirent *de;
 	struct pf_node *found;
+	int err;
 
 	if (grow((void **)&d->ents, &d->alloc, d->nr + 1, sizeof(*d->ents)) ||
 	    grow((void **)&d->names, &d->names_alloc, d->names_len + len, 1))
@@ -455,10 +459,14 @@ static int dir_add(struct pf_dir *d, struct pf_node *parent, const char *name,
 		de->tmpl = malloc(sizeof(*de->tmpl));
 		if (!de->tmpl)
 			return -ENOMEM;
-		/* gone already (a CPU went offline): not listed */
-		if (resolve(parent, name, de->tmpl)) {
+		/*
+		 * gone already (a CPU went offline): not listed; the daemon
+		 * out of fds: the listing fails, it does not list less
+		 */
+		err = resolve(parent, name, de->tmpl);
+		if (err) {
 			free(de->tmpl);
-			return 0;
+			return err == -ENOENT ? 0 : err;
 		}
 	}
 	memcpy(d->names + d->names_len, name, len);
@@ -494,6 +502,8 @@ static int dir_fill(struct pf_node *n, struct pf_dir *d)
 	switch (n->level) {
 	case PF_ROOT:
 		nr = pf_online_cpus(&cpus);
+		if (nr < 0)
+			return nr;
 		for (i = 0; nr > 0 && i < (unsigned int)nr && !err; i++) {
 			snprintf(buf, sizeof(buf), "%u", cpus[i]);
 			err = dir_add(d, n, buf, true);
@@ -501,9 +511,13 @@ static int dir_fill(struct pf_node *n, struct pf_dir *d)
 		free(cpus);
 		return err ? err : dir_add(d, n, "all", true);
 	case PF_CPU:
-		for (i = 0; i < pf_nr_candidates() && !err; i++)
-			if (pf_probe_cached(&n->u.cpu, i))
+		for (i = 0; i < pf_nr_candidates() && !err; i++) {
+			err = pf_probe_cached(&n->u.cpu, i);
+			if (!err)
 				err = dir_add(d, n, pf_candidate(i)->name, true);
+			else if (err == -ENOENT)
+				err = 0;
+		}
 		return err;
 	case PF_EVENT:
 		err = dir_add(d, n, "self", true);
@@ -511,7 +525,7 @@ static int dir_fill(struct pf_node *n, struct pf_dir *d)
 			err = dir_add(d, n, "all", true);
 		proc = opendir("/proc");
 		if (!proc)
-			return err;
+			return err ? err : -errno;
 		/* what /proc lists exists now: no access() per pid */
 		while (!err && (de = readdir(proc))) {
 			struct perfctrfs_pid pid;

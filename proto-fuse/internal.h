@@ -94,13 +94,13 @@ struct pf_candidate {
 int pf_catalog_init(void);
 void pf_catalog_exit(void);
 int pf_online_cpus(unsigned int **cpus);
-bool pf_cpu_online(unsigned int cpu);
+int pf_cpu_online(unsigned int cpu);
 unsigned int pf_nr_candidates(void);
 const struct pf_candidate *pf_candidate(unsigned int i);
 const struct pf_candidate *pf_candidate_find(const char *name);
-bool pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i);
-bool pf_probe_spec(const struct perfctrfs_cpu *cpu,
-		   const struct perfctrfs_event_spec *spec);
+int pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i);
+int pf_probe_spec(const struct perfctrfs_cpu *cpu,
+		  const struct perfctrfs_event_spec *spec);
 const char *pf_builtin_description(const char *name);
 
 /* counter.c */

@@ -85,6 +85,21 @@ umount_private() {
 	assert_match "$err" "Too many open files" "errno of the open that found no fd"
 	held=$(perf_fds_of "$pid")
 	assert_ge "$held" $((base + ${#fds[@]})) "daemon perf fds while full"
+	# a self open takes two fds: fill the last one with CPU-wide counters
+	# (one fd each) on CPU 0, whose other events nobody has looked up yet
+	if [ "$(id -u)" = 0 ]; then
+		for i in $(seq 1 4); do
+			{ exec {fd}<"$fdmnt/0/cpu_clock/all/simple/0"; } 2>/dev/null || break
+			fds+=("$fd")
+		done
+		# whether this CPU can count an event is the daemon's to find out
+		# with a probe counter, and it has no fd for one: EMFILE, not
+		# ENOENT, and not a shorter listing
+		run "$H/fsop" stat "$fdmnt/0/page_faults"
+		assert_eq "$output" EMFILE "lookup of an unprobed event, daemon out of fds"
+		run "$H/fsop" readdir "$fdmnt/0"
+		assert_eq "$output" EMFILE "listing a CPU, daemon out of fds"
+	fi
 	for fd in "${fds[@]}"; do
 		exec {fd}<&-
 	done
@@ -94,6 +109,10 @@ umount_private() {
 	run timeout 10 cat "$lf"
 	[ "$status" -eq 0 ]
 	is_count "$output" || die "an open after the fds came back: $output"
+	# nothing the daemon could not find out was remembered as "cannot"
+	ls "$fdmnt/0" | grep -qx page_faults ||
+		die "CPU 0 lists no page_faults once the fds came back: $(ls "$fdmnt/0" | tr '\n' ' ')"
+	is_count "$(read0 "$fdmnt/0/page_faults/all/simple/0")"
 }
 
 # A period-1 reader wakes the daemon per event (an overflow signal each):
