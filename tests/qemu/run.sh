@@ -201,7 +201,8 @@ drop_stale_objects() {
 	local c o
 	[ -d "$obj" ] || return 0
 	[ "$(cat "$obj/.perfctrfs-linked" 2>/dev/null)" = "$linked" ] && return 0
-	grep -rlE --include='.*.o.cmd' 'include/linux/perfctrfs\.h|/fs/perfctrfs/|perfctrfs_pmu\.c' "$obj" |
+	# a tree configured but never built has no .o.cmd: nothing to drop
+	{ grep -rlE --include='.*.o.cmd' 'include/linux/perfctrfs\.h|/fs/perfctrfs/|perfctrfs_pmu\.c' "$obj" || true; } |
 	while IFS= read -r c; do
 		o=${c##*/}
 		o=${o#.}
