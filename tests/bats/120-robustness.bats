@@ -12,7 +12,7 @@ setup_file() {
 
 setup() {
 	perfctr_setup
-	sleep "$(slow 60)" >/dev/null 3>&- &
+	sleep $((60 * SLOW)) >/dev/null 3>&- &
 	sleeper=$!
 }
 
@@ -22,9 +22,9 @@ teardown() {
 
 @test "100 blocked period-N readers do not delay a period-0 reader" {
 	before=$(counters_held)
-	pids=()
+	pids=() lf=$(leaf all task_clock$U "$sleeper" simple 1000000000000)
 	for i in $(seq 1 100); do
-		timeout "$(slow 60)" "$H/leafio" "$(leaf all task_clock$U "$sleeper" simple 1000000000000)" read \
+		timeout $((60 * SLOW)) "$H/leafio" "$lf" read \
 			>/dev/null 2>&1 3>&- &
 		pids+=($!)
 	done
@@ -33,10 +33,10 @@ teardown() {
 	run timeout 10 "$H/leafio" "$(leaf all task_clock$U self simple 0)" read ms
 	[ "$status" -eq 0 ]
 	is_count "${lines[0]}" || die "period-0 read: ${lines[0]}"
-	assert_le "${lines[1]}" "$(slow 1000)" "ms for a period-0 read beside 100 blocked readers"
+	assert_le "${lines[1]}" $((1000 * SLOW)) "ms for a period-0 read beside 100 blocked readers"
 	# and a fresh open too
 	run timeout 10 "$H/leafio" "$(leaf all page_faults$U self times 0)" read ms
-	assert_le "${lines[1]}" "$(slow 1000)" "ms for another period-0 read"
+	assert_le "${lines[1]}" $((1000 * SLOW)) "ms for another period-0 read"
 	kill "${pids[@]}" 2>/dev/null
 	wait "${pids[@]}" 2>/dev/null || true
 	wait_until "[ \$(counters_held) -le $before ]" 100 ||
@@ -91,11 +91,11 @@ teardown() {
 	# the target spins until every reader holds its counter (a timed one
 	# could exit before the last open in a slow guest), then is killed
 	before=$(counters_held)
-	"$H/spin" "$(slow 120)" >/dev/null 3>&- &
+	"$H/spin" $((120 * SLOW)) >/dev/null 3>&- &
 	target=$!
-	pids=()
+	pids=() lf=$(leaf all task_clock$U "$target" simple 1000000000000)
 	for i in $(seq 1 20); do
-		timeout "$(slow 60)" "$H/leafio" "$(leaf all task_clock$U "$target" simple 1000000000000)" readall \
+		timeout $((60 * SLOW)) "$H/leafio" "$lf" readall \
 			> "$BATS_TEST_TMPDIR/r.$i" 2>&1 3>&- &
 		pids+=($!)
 	done
@@ -121,9 +121,9 @@ teardown() {
 @test "a counter on a process that exits while nobody reads still ends in EOF" {
 	# the target lives until the leaf is open, then is killed while the
 	# opener sleeps; only after it is gone does anyone read
-	"$H/spin" "$(slow 120)" >/dev/null 3>&- &
+	"$H/spin" $((120 * SLOW)) >/dev/null 3>&- &
 	t=$!
-	run timeout "$(slow 40)" "$H/leafio" "$(leaf all task_clock$U "$t" simple 1000000000000)" sleep=200 sh="kill $t" waitexit="$t" readall
+	run timeout $((40 * SLOW)) "$H/leafio" "$(leaf all task_clock$U "$t" simple 1000000000000)" sleep=200 sh="kill $t" waitexit="$t" readall
 	[ "$status" -eq 0 ]
 	assert_eq "${lines[-1]}" EOF "after the target exited"
 }

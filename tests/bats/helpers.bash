@@ -23,7 +23,7 @@
 #   PCTR_SLOW           how many times slower than normal this machine
 #                       runs the suite (default 1; the KASAN guest sets
 #                       5): every wait_until bound and the lifetimes of
-#                       slow() targets are multiplied by it.  Only upper
+#                       targets ($((N * SLOW))) are multiplied by it.  Only upper
 #                       bounds grow: no check gets weaker in what it counts
 #
 # Leak check: the mount root's xattr user.perfctr.counters is the number of
@@ -190,16 +190,17 @@ start_pagetouch() {
 	wait_until "grep -q ready $BATS_TEST_TMPDIR/pagetouch.out"
 }
 
-# N seconds (or tenths, any count) scaled for a slow machine: PCTR_SLOW.
-slow() {
-	echo $(($1 * ${PCTR_SLOW:-1}))
-}
+# How many times slower than normal this machine runs (PCTR_SLOW): a
+# bound of N seconds is $((N * SLOW)).  Arithmetic, not a function: a
+# command substitution in a background job's arguments forks, and a
+# teardown that kills the job then makes the fork fail inside a copy of
+# bats, which reports it as a failed test of its own.
+SLOW=${PCTR_SLOW:-1}
 
 # Wait (at most $2 tenths of a second, default 50, times PCTR_SLOW) until
 # a command succeeds.
 wait_until() {
-	local n i
-	n=$(slow "${2:-50}")
+	local n=$((${2:-50} * SLOW)) i
 	for i in $(seq 1 "$n"); do
 		eval "$1" && return 0
 		sleep 0.1
@@ -234,13 +235,14 @@ leak_baseline() {
 }
 
 # The number of perf_event descriptors process $1 has open.
-perf_fds_of() {
+anon_fds_of() { # PID KIND: its anon_inode:[KIND] descriptors
 	local n=0 f
 	for f in /proc/"$1"/fd/*; do
-		[ "$(readlink "$f" 2>/dev/null)" = "anon_inode:[perf_event]" ] && n=$((n + 1))
+		[ "$(readlink "$f" 2>/dev/null)" = "anon_inode:[$2]" ] && n=$((n + 1))
 	done
 	echo $n
 }
+perf_fds_of() { anon_fds_of "$1" perf_event; }
 
 # The number of perf_event descriptors the FUSE daemon has open.
 daemon_perf_fds() { perf_fds_of "$PERFCTR_DAEMON_PID"; }
