@@ -11,7 +11,8 @@
  * libfuse worker: its fuse_req_t is queued on the file and answered later
  * by pf_loop(), one thread that epolls the timerfds of time periods, the
  * targets' pidfds, the irq leaders' ring buffers (POLLIN on each sample,
- * wakeup_events = 1), a signalfd and a coarse fallback tick.
+ * wakeup_events = 1), a signalfd and a coarse fallback tick.  The
+ * leaves of one target share its pidfd (watch.c).
  *
  * Period N leaves count with sample_period set on the leader and wake us
  * by signal, not by ring buffer: perf refuses to mmap an inherited counter
@@ -59,10 +60,6 @@
 #include "fmt.h"
 #include "internal.h"
 
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD	O_EXCL
-#endif
-
 #define RB_PAGES_IRQ	8	/* data pages for irq samples */
 #define TICK_NS		100000000ULL	/* fallback tick: 100ms */
 #define SIG_READS	4		/* signalfd reads a wakeup, see read_signals() */
@@ -70,7 +67,6 @@
 #define PF_MAX_GROUPS	256	/* a caller's groups we pass on */
 
 #define IDX_TIMER	0
-#define IDX_PIDFD	1
 #define IDX_SET0	2
 #define SLOT_GLOBAL	0xffffffULL
 #define GLOBAL_STOP	0
@@ -111,7 +107,8 @@ struct pf_file {
 	unsigned int nr_members, nr_sets;
 	struct pf_set *sets;
 	bool group;
-	int timerfd, pidfd;
+	int timerfd;
+	struct pf_watch *watch;		/* the target's pidfd, shared */
 	bool dead;			/* the target exited */
 	pid_t nopidfd_pid;		/* target watched by the tick: no pidfd */
 	bool final_done;		/* the line after its death was given */
@@ -765,12 +762,21 @@ static void file_kick(struct pf_file *f)
 
 static void file_mark_dead(struct pf_file *f)
 {
-	if (f->pidfd >= 0) {
-		ep_del(f->pidfd);
-		close(f->pidfd);
-		f->pidfd = -1;
+	if (f->watch) {
+		pf_watch_del(f->watch, f, epfd);
+		f->watch = NULL;
 	}
 	f->dead = true;
+}
+
+/* pf_watch_fire(): the target of @owner, a pf_file, exited */
+static void file_target_gone(void *owner)
+{
+	struct pf_file *f = owner;
+
+	f->watch = NULL;
+	f->dead = true;
+	file_kick(f);
 }
 
 static void file_service(struct pf_file *f, unsigned int idx, uint32_t events)
@@ -780,8 +786,6 @@ static void file_service(struct pf_file *f, unsigned int idx, uint32_t events)
 	if (idx == IDX_TIMER) {
 		if (read(f->timerfd, &exp, sizeof(exp)) == sizeof(exp))
 			f->tick = true;
-	} else if (idx == IDX_PIDFD) {
-		file_mark_dead(f);
 	} else if (idx - IDX_SET0 < f->nr_sets) {
 		struct pf_set *set = &f->sets[idx - IDX_SET0];
 
@@ -790,7 +794,7 @@ static void file_service(struct pf_file *f, unsigned int idx, uint32_t events)
 		if (events & (EPOLLHUP | EPOLLERR)) {
 			ep_del(set->fd[0]);
 			set->polled = false;
-			if (f->pidfd < 0 && !f->dead)
+			if (!f->watch && !f->dead)
 				file_mark_dead(f);
 		}
 	}
@@ -1020,6 +1024,10 @@ static void *pf_loop(void *arg)
 			uint64_t key = evs[i].data.u64, v;
 			struct pf_file *f;
 
+			if (key >> 40 == PF_WATCH_SLOT) {
+				pf_watch_fire(key, epfd, file_target_gone);
+				continue;
+			}
 			if (key >> 40 == SLOT_GLOBAL) {
 				if ((key & 0xffff) == GLOBAL_STOP) {
 					pthread_mutex_unlock(&pf_lock);
@@ -1296,10 +1304,8 @@ static void file_free(struct pf_file *f)
 		ep_del(f->timerfd);
 		close(f->timerfd);
 	}
-	if (f->pidfd >= 0) {
-		ep_del(f->pidfd);
-		close(f->pidfd);
-	}
+	if (f->watch)
+		pf_watch_del(f->watch, f, epfd);
 	if (f->ph)
 		fuse_pollhandle_destroy(f->ph);
 	free(f->q);
@@ -1565,7 +1571,6 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	f->nr_members = t->ev->nr;
 	f->group = t->ev->nr > 1;
 	f->timerfd = -1;
-	f->pidfd = -1;
 	f->wtail = &f->waiters;
 	if (f->type == PERFCTRFS_IRQ) {
 		f->q = calloc(PF_IRQ_QUEUE, sizeof(*f->q));
@@ -1597,29 +1602,25 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		free(f);
 		return nr;
 	}
-	if (pid.kind == PERFCTRFS_PID_NUM) {
-		f->pidfd = syscall(SYS_pidfd_open, pid.pid,
-				   is_process ? 0 : PIDFD_THREAD);
-		/* gone is ENOENT; out of fds or memory fails the open */
-		if (f->pidfd < 0 && (errno == ESRCH || errno == EMFILE ||
-				     errno == ENFILE || errno == ENOMEM)) {
-			err = errno == ESRCH ? -ENOENT : -errno;
-			free(where);
-			free(f->q);
-			free(f);
-			return err;
-		}
-		if (f->pidfd < 0)
-			f->nopidfd_pid = pid.pid;
-		if (f->pidfd < 0 && !warned_pidfd) {
-			warned_pidfd = true;
-			pf_log(LOG_WARNING,
-			       "pidfd_open: %s: target exits are seen by the tick",
-			       strerror(errno));
-		}
-	}
-
 	pthread_mutex_lock(&pf_lock);
+	if (pid.kind == PERFCTRFS_PID_NUM) {
+		/* gone is ENOENT; out of fds or memory fails the open */
+		err = pf_watch_get(pid.pid, !is_process, epfd, &f->watch);
+		if (!err)
+			err = pf_watch_add(f->watch, f, epfd);
+		if (err)
+			f->watch = NULL;
+		if (err == -ENOSYS) {
+			f->nopidfd_pid = pid.pid;
+			if (!warned_pidfd)
+				pf_log(LOG_WARNING,
+				       "no pidfd_open: target exits are seen by the tick");
+			warned_pidfd = true;
+			err = 0;
+		}
+		if (err)
+			goto fail;
+	}
 	f->sets = calloc(nr, sizeof(*f->sets));
 	if (!f->sets) {
 		err = -ENOMEM;
@@ -1694,11 +1695,6 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		its.it_value = its.it_interval;
 		timerfd_settime(f->timerfd, 0, &its, NULL);
 		err = ep_add(f->timerfd, ep_key(f, IDX_TIMER));
-		if (err)
-			goto fail_slot;
-	}
-	if (f->pidfd >= 0) {
-		err = ep_add(f->pidfd, ep_key(f, IDX_PIDFD));
 		if (err)
 			goto fail_slot;
 	}

@@ -7,6 +7,7 @@
  *   catalog.c  sysfs PMU discovery and the per-CPU probe cache
  *   counter.c  perf_event_open, groups, reads, ring buffers, credentials,
  *              and the event loop that answers blocked reads
+ *   watch.c    one pidfd per counted target, shared by its leaves
  *
  * One mutex (pf_lock) guards every open leaf and the node table: the
  * daemon is small, the machine has few cores, and one lock keeps the
@@ -128,5 +129,16 @@ int pf_file_ioctl(struct pf_file *f, unsigned int cmd);
 unsigned long pf_open_counters(void);
 long pf_perf_open(const void *attr, pid_t pid, int cpu, int group_fd,
 		  unsigned long flags);
+
+/* watch.c: under pf_lock */
+struct pf_watch;
+
+#define PF_WATCH_SLOT	0xfffffeULL	/* epoll keys: (slot << 40) | ... */
+
+uint64_t pf_watch_key(const struct pf_watch *w);
+int pf_watch_get(pid_t pid, bool thread, int epfd, struct pf_watch **out);
+int pf_watch_add(struct pf_watch *w, void *owner, int epfd);
+void pf_watch_del(struct pf_watch *w, void *owner, int epfd);
+void pf_watch_fire(uint64_t key, int epfd, void (*gone)(void *owner));
 
 #endif /* PERFCTRFS_FUSE_INTERNAL_H */

@@ -115,6 +115,44 @@ umount_private() {
 	is_count "$(read0 "$fdmnt/0/page_faults/all/simple/0")"
 }
 
+@test "the leaves of one target share its pidfd: 1,000 opens cost one pidfd, and its exit ends them all" {
+	require_root	# the daemon's fd table
+	sleep $((600 * SLOW)) 3>&- &
+	target=$!
+	lf=$(leaf all task_clock$U "$target" simple 1000000000000)
+	d=$PERFCTR_DAEMON_PID
+	pidfds=$(anon_fds_of "$d" pidfd) perf=$(perf_fds_of "$d")
+	fds=()
+	for i in $(seq 1 1000); do
+		exec {fd}<"$lf" || die "open $i of $lf"
+		fds+=("$fd")
+	done
+	assert_eq "$(anon_fds_of "$d" pidfd)" $((pidfds + 1)) "daemon pidfds with 1,000 leaves on one target"
+	assert_ge "$(perf_fds_of "$d")" $((perf + 1000)) "daemon perf fds"
+	# a blocked reader of the same leaf
+	timeout $((20 * SLOW)) "$H/leafio" "$lf" readall \
+		> "$BATS_TEST_TMPDIR/r" 2>&1 3>&- &
+	reader=$!
+	wait_until "[ \$(perf_fds_of $d) -ge $((perf + 1001)) ]" 100 || die "the reader holds no counter"
+	kill "$target"
+	wait "$reader" || die "the blocked reader exited $? (124: it never saw its target exit)"
+	assert_eq "$(tail -n 1 "$BATS_TEST_TMPDIR/r")" EOF "the blocked reader's last read"
+	# the watch went with the target, while its leaves stay open
+	wait_until "[ \$(anon_fds_of $d pidfd) = $pidfds ]" 50 ||
+		die "daemon pidfds $(anon_fds_of "$d" pidfd) after the target exited, $pidfds before"
+	# a leaf opened before the exit, read after it: its line, then EOF
+	# (while the target lived this read would have blocked)
+	fd=${fds[500]}
+	run timeout 10 cat <&"$fd"
+	[ "$status" -eq 0 ] || die "cat of a leaf of the exited target: exit $status (124: it blocked)"
+	is_count "$output" || die "a leaf of the exited target read: $output"
+	for fd in "${fds[@]}"; do
+		exec {fd}<&-
+	done
+	wait_until "[ \$(perf_fds_of $d) = $perf ]" 100 ||
+		die "daemon perf fds $(perf_fds_of "$d") after closing, $perf before"
+}
+
 # A period-1 reader wakes the daemon per event (an overflow signal each):
 # other clients must still be answered, and it must still get its lines.
 storm_beside() {
