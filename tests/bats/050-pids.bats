@@ -137,11 +137,15 @@ teardown() {
 	wait_until "[ \$(wc -l < $BATS_TEST_TMPDIR/tids) -ge 6 ]" || die "spin never started"
 	before=$(counters_held)
 	is_count "$before" || die "user.perfctr.counters: $before"
-	"$H/leafio" "$(leaf all task_clock$U "$pid" simple 0)" pread=0 sleep=3000 pread=0 > "$BATS_TEST_TMPDIR/p" 3>&- &
+	# the open makes one counter per thread before it returns: count them
+	# once the first read is out, then let the reader go on
+	go=$BATS_TEST_TMPDIR/go
+	"$H/leafio" "$(leaf all task_clock$U "$pid" simple 0)" pread=0 \
+		sh="until [ -e $go ]; do sleep 0.05; done" sleep=3000 pread=0 > "$BATS_TEST_TMPDIR/p" 3>&- &
 	reader=$!
-	# the open makes one counter per thread before it returns
-	wait_until "[ \$((\$(counters_held) - before)) -ge 6 ]" || true
+	wait_until "[ -s $BATS_TEST_TMPDIR/p ]" 300 || die "the open of the 6-thread process did not return"
 	held=$(counters_held)
+	: > "$go"
 	wait "$reader" || die "leafio on the 6-thread process failed"
 	kill "$pid" 2>/dev/null || true
 	assert_eq "$((held - before))" 6 "counters held for a 6-thread process"

@@ -56,8 +56,12 @@ teardown() {
 	# FOPEN_DIRECT_IO" lifts that.  read() streams on every kernel.
 	[ "$PERFCTR_BACKEND" = fuse ] &&
 		skip "FUSE on this kernel ($(uname -r)) cannot splice a blocking direct_io file"
-	"$H/spin" 2.5 >/dev/null 3>&- &
-	run timeout 10 "$H/leafio" "$(leaf all task_clock$U $! simple 1s)" sendfile
+	# the spinner's 2.5 s start once the leaf is open (a slow guest's open
+	# took most of them: one line)
+	"$H/spin" -g 2.5 > "$BATS_TEST_TMPDIR/gate" 3>&- &
+	s=$!
+	wait_until "grep -qx gated $BATS_TEST_TMPDIR/gate" || die "spin -g never got ready"
+	run timeout 10 "$H/leafio" "$(leaf all task_clock$U $s simple 1s)" sh="kill -USR1 $s" sendfile
 	[ "${#lines[@]}" -ge 2 ] || die "sendfile from a 1s leaf: ${lines[*]}"
 }
 

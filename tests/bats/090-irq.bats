@@ -75,13 +75,23 @@ start_spinner() {
 	assert_ge "$(( $4 * 100 ))" "$(( $2 * 80 ))" "records inside spin's text ($output)"
 }
 
-@test "the record count matches the period within 30 percent" {
-	start_spinner 1.5
-	period=10000000
+# Start the reader of $spinner's total task_clock (read once it exited),
+# and wait until it holds its counter: the spinner is gated until then.
+start_total_reader() {
+	local before
+	before=$(counters_held)
 	"$H/leafio" "$(leaf all task_clock:u "$spinner" simple 0)" waitexit="$spinner" read \
 		> "$BATS_TEST_TMPDIR/total" 3>&- &
 	reader=$!
-	timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq $period)" readall |
+	wait_until "[ \$(counters_held) -gt $before ]" 100 || die "the total reader holds no counter"
+}
+
+@test "the record count matches the period within 30 percent" {
+	start_spinner -g 1.5
+	period=10000000
+	start_total_reader
+	timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq $period)" \
+		sh="kill -USR1 $spinner" readall |
 		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
 	wait "$reader"
 	total=$(cat "$BATS_TEST_TMPDIR/total")
@@ -94,13 +104,12 @@ start_spinner() {
 }
 
 @test "records nobody reads are kept or counted as lost, never dropped silently" {
-	start_spinner 2
+	start_spinner -g 2
 	period=20000
-	"$H/leafio" "$(leaf all task_clock:u "$spinner" simple 0)" waitexit="$spinner" read \
-		> "$BATS_TEST_TMPDIR/total" 3>&- &
-	reader=$!
+	start_total_reader
 	# open, then read nothing until the target is gone
-	timeout 20 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq $period)" waitexit="$spinner" readall |
+	timeout 20 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq $period)" \
+		sh="kill -USR1 $spinner" waitexit="$spinner" readall |
 		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
 	wait "$reader"
 	total=$(cat "$BATS_TEST_TMPDIR/total")
