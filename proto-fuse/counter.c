@@ -109,6 +109,8 @@ struct pf_file {
 	bool group;
 	int timerfd;
 	struct pf_watch *watch;		/* the target's pidfd, shared */
+	int cpu;			/* CPU-wide on this CPU, else -1 */
+	bool cpu_gone;			/* ... and that CPU went offline */
 	bool dead;			/* the target exited */
 	pid_t nopidfd_pid;		/* target watched by the tick: no pidfd */
 	bool final_done;		/* the line after its death was given */
@@ -769,6 +771,24 @@ static void file_mark_dead(struct pf_file *f)
 	f->dead = true;
 }
 
+/*
+ * Did the CPU of a CPU-wide leaf go offline?  perf then takes its counter
+ * out for good and says nothing on the fd (read answers the frozen count,
+ * poll stays quiet), so we look at sysfs: at a poll, a control word, and
+ * on the tick while a reader waits.  The leaf then ends as on a target's
+ * exit, and stays ended when the CPU returns, as its counter does.
+ */
+static bool file_check_cpu(struct pf_file *f)
+{
+	if (f->cpu < 0 || f->cpu_gone)
+		return f->cpu_gone;
+	if (pf_cpu_online(f->cpu) == 0) {
+		f->cpu_gone = true;
+		file_mark_dead(f);
+	}
+	return f->cpu_gone;
+}
+
 /* pf_watch_fire(): the target of @owner, a pf_file, exited */
 static void file_target_gone(void *owner)
 {
@@ -818,6 +838,9 @@ static bool needs_tick(const struct pf_file *f)
 {
 	if (!(f->waiters || f->ph) || f->dead)
 		return false;
+	/* only the tick sees a CPU go offline */
+	if (f->cpu >= 0)
+		return true;
 	/* without a pidfd only the tick sees the target exit */
 	if (f->nopidfd_pid)
 		return true;
@@ -875,6 +898,7 @@ static void kick_all(void)
 		if (files[s]->nopidfd_pid && !files[s]->dead &&
 		    pid_exited(files[s]->nopidfd_pid))
 			file_mark_dead(files[s]);
+		file_check_cpu(files[s]);
 		file_kick(files[s]);
 		again |= needs_tick(files[s]);
 	}
@@ -1198,8 +1222,9 @@ void pf_file_poll(fuse_req_t req, struct pf_file *f,
 	unsigned int ev;
 
 	pthread_mutex_lock(&pf_lock);
+	file_check_cpu(f);
 	if (f->type != PERFCTRFS_IRQ && !f->period.value)
-		ev = POLLIN | POLLRDNORM;
+		ev = POLLIN | POLLRDNORM | (f->cpu_gone ? POLLHUP : 0);
 	else
 		ev = poll_events(f);
 	if (ph) {
@@ -1254,7 +1279,7 @@ int pf_file_control(struct pf_file *f, const char *word, size_t len)
 		    memcmp(words[i].word, word, len))
 			continue;
 		pthread_mutex_lock(&pf_lock);
-		err = file_ioc(f, words[i].cmd);
+		err = file_check_cpu(f) ? -ENODEV : file_ioc(f, words[i].cmd);
 		file_kick(f);
 		pthread_mutex_unlock(&pf_lock);
 		break;
@@ -1270,7 +1295,7 @@ int pf_file_ioctl(struct pf_file *f, unsigned int cmd)
 	    cmd != PERF_EVENT_IOC_RESET)
 		return -ENOTTY;
 	pthread_mutex_lock(&pf_lock);
-	err = file_ioc(f, cmd);
+	err = file_check_cpu(f) ? -ENODEV : file_ioc(f, cmd);
 	file_kick(f);
 	pthread_mutex_unlock(&pf_lock);
 	return err;
@@ -1568,6 +1593,8 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	f->spec = *t->ev;
 	f->type = t->type;
 	f->period = t->period;
+	f->cpu = t->pid.kind == PERFCTRFS_PID_ALL && !t->cpu->all ?
+		 (int)t->cpu->cpu : -1;
 	f->nr_members = t->ev->nr;
 	f->group = t->ev->nr > 1;
 	f->timerfd = -1;

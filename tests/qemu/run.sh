@@ -345,6 +345,13 @@ make_initramfs() {
 		make -C "$top/tests/stress" STATIC=1 CC="$cc" OUT="$out/stress"
 		cp -a "$out/stress/." "$root/tests/stress/bin/"
 	fi
+	# x86_64: the FUSE daemon, static, for 130-lifetime on the FUSE
+	# backend (CPU hotplug can be tried only in a guest).
+	if [ "$base" = x86_64 ] && [ -f "$top/proto-fuse/Makefile" ]; then
+		mkdir -p "$root/tests/fuse"
+		make -C "$top/proto-fuse" STATIC=1 CC="$cc"
+		cp "$top/proto-fuse/perfctrfs-fuse-static" "$root/tests/fuse/perfctrfs-fuse"
+	fi
 	if [ "$arch" = ppc64le ]; then
 		mkdir -p "$root/tests/ppc"
 		cp "$here"/ppc/*.bats "$here"/ppc/*.bash "$root/tests/ppc/" 2>/dev/null || true
@@ -424,8 +431,11 @@ say "suite $((SECONDS - tb))s"
 # ---------------------------------------------------------------- results
 tap=$out/results.tap
 rc=0
-expect="kunit bats-root bats-user stress matrix dmesg"
+expect="kunit bats-root bats-user fuse-lifetime stress matrix dmesg"
 [ "${PCTR_BATS:-}" = none ] && expect="kunit stress matrix dmesg"
+# the FUSE pass runs 130-lifetime only, when the suite includes it
+[[ ${PCTR_BATS:-} = "" || ,$PCTR_BATS, = *,130-lifetime.bats,* ]] ||
+	expect=${expect/ fuse-lifetime/}
 [ $debug = 1 ] && expect=${expect/dmesg/kmemleak dmesg}
 if [ "$arch" = ppc64le ]; then
 	expect="kunit ppc dmesg"
