@@ -122,7 +122,7 @@ teardown() {
 @test "a counter on an exited process reads its final count, then EOF" {
 	# the target lives until the leaf is open (a short-lived one may be
 	# gone before the open in a slow guest), burns 300 ms, then is killed
-	"$H/spin" 120 >/dev/null 3>&- &
+	"$H/spin" $((120 * SLOW)) >/dev/null 3>&- &
 	pid=$!
 	run timeout 40 "$H/leafio" "$(leaf all task_clock$U "$pid" simple 0)" sleep=300 sh="kill $pid" waitexit="$pid" read read
 	[ "$status" -eq 0 ]

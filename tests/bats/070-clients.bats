@@ -75,7 +75,7 @@ teardown() {
 	# leaf is opened on a spinner that then works 300 ms before dd reads
 	# the open file (dd's own task_clock between open and its first read
 	# can be 0 at a guest's clock resolution)
-	"$H/spin" 120 >/dev/null 3>&- &
+	"$H/spin" $((120 * SLOW)) >/dev/null 3>&- &
 	pid=$!
 	exec {fd}< "$(leaf all task_clock$U "$pid" simple 0)"
 	sleep 0.3
@@ -88,7 +88,7 @@ teardown() {
 
 @test "head -n 1 of a 1s leaf returns the first line and exits" {
 	# lives until teardown: a 1 s period needs 1 s of its CPU time
-	"$H/spin" 60 >/dev/null 3>&- &
+	"$H/spin" $((60 * SLOW)) >/dev/null 3>&- &
 	run timeout 10 head -n 1 "$(leaf all task_clock$U $! simple 1s)"
 	[ "$status" -eq 0 ] || die "head exited $status"
 	is_count "$output" || die "head: $output"
@@ -133,7 +133,7 @@ teardown() {
 
 @test "head -n 2 of a period-N leaf gets two growing lines" {
 	# lives until teardown: a 1 s period needs 1 s of its CPU time
-	"$H/spin" 60 >/dev/null 3>&- &
+	"$H/spin" $((60 * SLOW)) >/dev/null 3>&- &
 	run timeout 10 head -n 2 "$(leaf all task_clock$U $! simple 10000000)"
 	[ "${#lines[@]}" -eq 2 ] || die "head -n 2: $output"
 	[ "${lines[1]}" -gt "${lines[0]}" ]
@@ -163,7 +163,7 @@ print("task_clock" in os.listdir(m + "/all"))
 @test "python3 readline on a period-N leaf returns successive lines" {
 	require_cmd python3
 	# lives until teardown: a 1 s period needs 1 s of its CPU time
-	"$H/spin" 60 >/dev/null 3>&- &
+	"$H/spin" $((60 * SLOW)) >/dev/null 3>&- &
 	run timeout 20 python3 -c '
 import sys
 with open(sys.argv[1]) as f:

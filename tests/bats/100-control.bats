@@ -12,7 +12,7 @@ setup() {
 	perfctr_setup
 	# the target must outlive every leaf a test opens on it, however slow
 	# the machine: it spins until teardown kills it (bounded at 120 s)
-	"$H/spin" 120 >/dev/null 3>&- &
+	"$H/spin" $((120 * SLOW)) >/dev/null 3>&- &
 	spinner=$!
 }
 

@@ -53,7 +53,7 @@ perf_as() {
 # its pid in $upid.
 start_as() {
 	as_user_argv "$1"
-	"${AS_USER[@]}" "$H/spin" 300 >/dev/null 2>&1 3>&- &
+	"${AS_USER[@]}" "$H/spin" $((300 * SLOW)) >/dev/null 2>&1 3>&- &
 	upid=$!
 	wait_until "[ \$(stat -c %u /proc/$upid 2>/dev/null) = \$(id -u $1) ]" 100 ||
 		die "$1's spinner $upid never started"
