@@ -417,7 +417,41 @@ struct pf_dirent {
 	struct pf_node *tmpl;		/* NULL: listed without an entry */
 };
 
+/*
+ * Every open leaf and directory handle, so that what the kernel never
+ * released is freed at exit: after a lazy umount the last close ends the
+ * connection, and the RELEASE it sent can be dropped with it.  First
+ * member of struct pf_dir and struct pf_handle.
+ */
+struct pf_live {
+	struct pf_live *prev, *next;
+	bool dir;
+};
+
+static struct pf_live live = { &live, &live, false };
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void live_add(struct pf_live *l, bool dir)
+{
+	l->dir = dir;
+	pthread_mutex_lock(&live_lock);
+	l->next = live.next;
+	l->prev = &live;
+	live.next->prev = l;
+	live.next = l;
+	pthread_mutex_unlock(&live_lock);
+}
+
+static void live_del(struct pf_live *l)
+{
+	pthread_mutex_lock(&live_lock);
+	l->prev->next = l->next;
+	l->next->prev = l->prev;
+	pthread_mutex_unlock(&live_lock);
+}
+
 struct pf_dir {
+	struct pf_live live;
 	struct pf_dirent *ents;
 	size_t nr, alloc;
 	char *names;
@@ -575,8 +609,12 @@ static void pf_opendir(fuse_req_t req, fuse_ino_t ino,
 	}
 	fi->fh = (uintptr_t)d;
 	fi->cache_readdir = 0;
-	if (fuse_reply_open(req, fi) == -ENOENT)
+	/* before the reply: its RELEASEDIR may come on another thread */
+	live_add(&d->live, true);
+	if (fuse_reply_open(req, fi) == -ENOENT) {
+		live_del(&d->live);
 		dir_free(d);
+	}
 }
 
 static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -659,14 +697,18 @@ static void pf_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
 static void pf_releasedir(fuse_req_t req, fuse_ino_t ino,
 			  struct fuse_file_info *fi)
 {
+	struct pf_dir *d = (struct pf_dir *)(uintptr_t)fi->fh;
+
 	(void)ino;
-	dir_free((struct pf_dir *)(uintptr_t)fi->fh);
+	live_del(&d->live);
+	dir_free(d);
 	fuse_reply_err(req, 0);
 }
 
 /* ---- leaves ------------------------------------------------------------ */
 
 struct pf_handle {
+	struct pf_live live;
 	struct pf_file *file;
 	struct pf_node *node;
 };
@@ -714,7 +756,9 @@ static void pf_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	/* every read is a fresh answer: never from the page cache */
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
+	live_add(&h->live, false);
 	if (fuse_reply_open(req, fi) == -ENOENT) {
+		live_del(&h->live);
 		pf_file_release(h->file);
 		pthread_mutex_lock(&node_lock);
 		n->refs--;
@@ -730,6 +774,7 @@ static void pf_release(fuse_req_t req, fuse_ino_t ino,
 	struct pf_handle *h = (struct pf_handle *)(uintptr_t)fi->fh;
 
 	(void)ino;
+	live_del(&h->live);
 	pf_file_release(h->file);
 	pthread_mutex_lock(&node_lock);
 	h->node->refs--;
@@ -1018,6 +1063,17 @@ int pf_fs_init(void)
 void pf_fs_exit(void)
 {
 	unsigned int i;
+
+	/* handles never released; pf_counter_exit() freed their files */
+	while (live.next != &live) {
+		struct pf_live *l = live.next;
+
+		live_del(l);
+		if (l->dir)
+			dir_free((struct pf_dir *)l);
+		else
+			free(l);
+	}
 
 	for (i = 0; i < HASH_SIZE; i++) {
 		while (htab[i]) {
