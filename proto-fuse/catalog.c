@@ -381,15 +381,6 @@ static void probe_attr(struct perf_event_attr *attr,
  * open, answered with perf's errno, not a lookup's ENOENT.
  */
 /*
- * The daemon itself short of fds or memory: not an answer about the
- * event, so neither ENOENT nor cached.
- */
-static bool probe_transient(int err)
-{
-	return err == EMFILE || err == ENFILE || err == ENOMEM;
-}
-
-/*
  * Can @cpu count every event of @spec?  0 if so, -ENOENT if not, or the
  * daemon's own -EMFILE, -ENFILE or -ENOMEM.
  */
@@ -409,7 +400,7 @@ int pf_probe_spec(const struct perfctrfs_cpu *cpu,
 			fd = pf_perf_open(&attr, -1, cpu->cpu, -1,
 					  PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0)
-			return probe_transient(errno) ? -errno : -ENOENT;
+			return pf_err_transient(errno) ? -errno : -ENOENT;
 		close(fd);
 	}
 	return 0;
@@ -437,7 +428,7 @@ int pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i)
 	}
 	err = probe_cache[slot][i] < 0 ? pf_probe_spec(cpu, &cands[i].spec) :
 	      probe_cache[slot][i] ? 0 : -ENOENT;
-	if (probe_cache[slot][i] < 0 && !probe_transient(-err))
+	if (probe_cache[slot][i] < 0 && !pf_err_transient(-err))
 		probe_cache[slot][i] = !err;
 	pthread_mutex_unlock(&probe_lock);
 	return err;

@@ -18,6 +18,7 @@
 
 #define FUSE_USE_VERSION 312
 
+#include <errno.h>
 #include <fuse_lowlevel.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -129,6 +130,15 @@ int pf_file_ioctl(struct pf_file *f, unsigned int cmd);
 unsigned long pf_open_counters(void);
 long pf_perf_open(const void *attr, pid_t pid, int cpu, int group_fd,
 		  unsigned long flags);
+
+/*
+ * The daemon itself short of fds or memory: an answer about us, not about
+ * what was asked, so never ENOENT and never remembered.
+ */
+static inline bool pf_err_transient(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOMEM;
+}
 
 /* watch.c: under pf_lock */
 struct pf_watch;

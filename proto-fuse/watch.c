@@ -114,7 +114,7 @@ int pf_watch_get(pid_t pid, bool thread, int epfd, struct pf_watch **out)
 		free(w);
 		if (err == ESRCH)
 			return -ENOENT;
-		if (err == EMFILE || err == ENFILE || err == ENOMEM)
+		if (pf_err_transient(err))
 			return -err;
 		return -ENOSYS;
 	}
