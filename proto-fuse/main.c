@@ -245,6 +245,10 @@ int main(int argc, char *argv[])
 	/* a signal ends the loop cleanly: that is a normal exit */
 	if (ret > 0)
 		ret = 0;
+	/* -errno from /dev/fuse, or -1 when libfuse could not start a thread */
+	if (ret < 0)
+		pf_log(LOG_ERR, "the session loop failed: %d (%s)", ret,
+		       strerror(-ret));
 out_counter:
 	pf_counter_exit();
 out_unmount:

@@ -369,7 +369,7 @@ mounted() { grep -qs " $1 " /proc/self/mounts; }
 		wait_exit "$second_pid"
 		rc=0
 		wait "$second_pid" || rc=$?
-		assert_eq "$rc" 0 "exit status of the daemon of the detached mount"
+		assert_eq "$rc" 0 "exit status of the daemon of the detached mount (its log: $(tail -n 5 "$T/second.log"))"
 		second_pid=
 	fi
 	wait_until '[ "$(counters_held)" = "$global" ]' 50 || true
