@@ -551,9 +551,10 @@ static void ring_copy(const unsigned char *data, uint64_t size, uint64_t pos,
 
 /*
  * Take what the kernel wrote: per record its header and the two words
- * after it (a sample's ip and period, a lost record's id and count),
- * two memcpy()s at most each; a byte-by-byte copy of every record was
- * most of the fuzzer's time with busy irq leaves.
+ * after it (a sample's ip and period, a lost record's id and count).
+ * A busy irq leaf fills the ring between two reads, so this is per
+ * sample: fixed-size copies where the record does not wrap (all but one
+ * a lap), ring_copy() where it does.
  */
 static void drain_ring(struct pf_file *f, struct pf_set *set)
 {
@@ -569,15 +570,21 @@ static void drain_ring(struct pf_file *f, struct pf_set *set)
 	tail = meta->data_tail;
 	while (tail + sizeof(struct perf_event_header) <= head) {
 		struct perf_event_header hdr;
-		uint64_t w[2];
+		uint64_t w[2], off = tail % size;
 
-		ring_copy(data, size, tail, &hdr, sizeof(hdr));
+		/* past head is ring memory too: w is used only if hdr says */
+		if (off + sizeof(hdr) + sizeof(w) <= size) {
+			memcpy(&hdr, data + off, sizeof(hdr));
+			memcpy(w, data + off + sizeof(hdr), sizeof(w));
+		} else {
+			ring_copy(data, size, tail, &hdr, sizeof(hdr));
+			ring_copy(data, size, tail + sizeof(hdr), w, sizeof(w));
+		}
 		if (hdr.size < sizeof(hdr) || tail + hdr.size > head)
 			break;
 		if (hdr.size >= sizeof(hdr) + sizeof(w) &&
 		    (hdr.type == PERF_RECORD_SAMPLE ||
 		     hdr.type == PERF_RECORD_LOST)) {
-			ring_copy(data, size, tail + sizeof(hdr), w, sizeof(w));
 			if (hdr.type == PERF_RECORD_SAMPLE)
 				irq_enqueue(f, w[0], w[1]);
 			else
