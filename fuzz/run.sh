@@ -12,14 +12,18 @@
 #
 # FUZZ_JOBS=N runs N workers of a target at once (-jobs=N -workers=N),
 # each for SECONDS on the shared corpus, logs in fuzz/logs/TARGET.jobs/;
-# the line then sums their executions.  A long run on both cores:
-#   FUZZ_JOBS=2 FUZZ_TIMEOUT=60 fuzz/run.sh 9000 fuse_fuzz
+# the line then sums their executions.  FUZZ_MAX_LEN bounds an input
+# (default 4096): fuse_fuzz's inputs grow to it, and a worker at 1024
+# (still room for eight paths) runs 40% more inputs a second.  A long
+# run on both cores:
+#   FUZZ_JOBS=2 FUZZ_TIMEOUT=60 FUZZ_MAX_LEN=1024 fuzz/run.sh 9000 fuse_fuzz
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 secs=${1:?usage: run.sh SECONDS [TARGET...]}
 shift
 jobs=${FUZZ_JOBS:-1}
 hang=${FUZZ_TIMEOUT:-5}
+maxlen=${FUZZ_MAX_LEN:-4096}
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(grammar_fuzz fuse_fuzz)
 
@@ -40,7 +44,7 @@ for t in "${targets[@]}"; do
 	fi
 	echo "fuzz: $t for $secs s" >&2
 	args=(-max_total_time="$secs" -timeout="$hang" -detect_leaks=1
-	      -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1
+	      -rss_limit_mb=2048 -max_len="$maxlen" -print_final_stats=1
 	      -artifact_prefix="$here/artifacts/$t-")
 	if [ "$jobs" -gt 1 ]; then
 		# libFuzzer writes fuzz-<i>.log into its working directory
