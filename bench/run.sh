@@ -13,7 +13,11 @@
 #
 # Environment: BENCH_SKIP=fuse|kernel skips one backend; BENCH_OPTS, the
 # mount options for both FUSE file systems (default -o allow_other);
-# BENCH_ONLY=reads,readdir,scale,stream runs only those parts of bench.c.
+# BENCH_ONLY=reads,readdir,scale,stream runs only those parts of bench.c;
+# BENCH_RUNS=N (default 1) runs both backends N times (TCG moves the
+# kernel rows 10-20% between boots) and reports, for each operation, the
+# rows of its median run, with each row's range and its target's verdicts
+# over all N runs (bench/median-runs.awk).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,8 +26,10 @@ res=$here/results
 work=$(mktemp -d /tmp/perfctrfs-bench.XXXXXX)
 mkdir -p "$res"
 say() { echo "bench: $*" >&2; }
+runs=${BENCH_RUNS:-1}
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { say "BENCH_RUNS: a whole number, 1 or more"; exit 2; }
 
-pf_pid= nf_pid=
+pf_pid='' nf_pid=''
 cleanup() {
 	local m
 	for m in "$work/pf" "$work/null"; do
@@ -40,13 +46,14 @@ make -s -C "$here" >&2
 
 load_before=$(uptime)
 t0=$SECONDS
-rows=$work/rows.tsv
-: > "$rows"
+rows=$work/rows.tsv       # the reported rows: backend, op, path, ...
+all=$work/all.tsv         # every run's rows, the run's number first
+: > "$all"
 
 # wait_mount DIR PID: until DIR is a mount point, 10 s at most
 wait_mount() {
 	local i
-	for i in $(seq 100); do
+	for ((i = 0; i < 100; i++)); do
 		mountpoint -q "$1" && return 0
 		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.1
@@ -54,7 +61,7 @@ wait_mount() {
 	return 1
 }
 
-run_fuse() {
+run_fuse() { # RUN
 	local opts=${BENCH_OPTS--o allow_other} n
 	# 10,000 counters open at once, in the daemon and in bench
 	ulimit -Hn 65536 2>/dev/null || true
@@ -66,7 +73,7 @@ run_fuse() {
 	pf_pid=$!
 	wait_mount "$work/pf" "$pf_pid" || { cat "$work/pf.log" >&2; say "perfctrfs-fuse did not mount"; return 1; }
 	# the floor's root lists as many names as a cpu directory
-	n=$(ls "$work/pf/0" | wc -l)
+	n=$(find "$work/pf/0" -mindepth 1 -maxdepth 1 | wc -l)
 	# shellcheck disable=SC2086
 	NULLFS_ENTRIES=$((n > 2 ? n - 2 : 0)) NULLFS_BIG=2002 \
 		"$here/nullfs" -f $opts "$work/null" 2> "$work/null.log" &
@@ -74,23 +81,30 @@ run_fuse() {
 	wait_mount "$work/null" "$nf_pid" || { cat "$work/null.log" >&2; say "nullfs did not mount"; return 1; }
 	say "fuse: perfctrfs-fuse (pid $pf_pid) and nullfs (pid $nf_pid) mounted $opts"
 	timeout -k 5 240 "$here/bench" fuse "$work/pf" "$work/null" "$pf_pid" 2 |
-		sed 's/^R\t/fuse\t/' >> "$rows"
+		sed "s/^R\t/$1\tfuse\t/" >> "$all"
 	fusermount3 -u "$work/pf" || umount -l "$work/pf"
 	fusermount3 -u "$work/null" || umount -l "$work/null"
 	# a daemon that outlives its mount is ours to stop
 	kill -9 "$pf_pid" "$nf_pid" 2>/dev/null || true
 	wait "$pf_pid" "$nf_pid" 2>/dev/null || true
-	pf_pid= nf_pid=
+	pf_pid='' nf_pid=''
 }
 
-if [ "${BENCH_SKIP:-}" != fuse ]; then
-	run_fuse || say "FUSE bench failed"
-fi
-if [ "${BENCH_SKIP:-}" != kernel ]; then
-	"$here/qemu-bench.sh" "$work/kernel.tsv" || say "kernel bench failed or skipped (above)"
-	[ -f "$work/kernel.tsv" ] && sed 's/^R\t/kernel\t/' "$work/kernel.tsv" >> "$rows"
-fi
+for ((r = 1; r <= runs; r++)); do
+	[ "$runs" -gt 1 ] && say "run $r of $runs"
+	if [ "${BENCH_SKIP:-}" != fuse ]; then
+		run_fuse "$r" || say "FUSE bench failed"
+	fi
+	if [ "${BENCH_SKIP:-}" != kernel ]; then
+		rm -f "$work/kernel.tsv"
+		"$here/qemu-bench.sh" "$work/kernel.tsv" || say "kernel bench failed or skipped (above)"
+		[ -f "$work/kernel.tsv" ] && sed "s/^R\t/$r\tkernel\t/" "$work/kernel.tsv" >> "$all"
+	fi
+done
 load_after=$(uptime)
+
+# One table from the runs (the one run's rows, two columns more)
+awk -f "$here/median-runs.awk" "$all" > "$rows"
 
 # ---------------------------------------------------------------- table
 md=$res/latest.md
@@ -101,11 +115,20 @@ md=$res/latest.md
 	echo "- kernel guest: $(cat "$work/guest.txt" 2>/dev/null || echo 'not run')"
 	echo "- load before: ${load_before#*load average: }; after: ${load_after#*load average: }; bench took $((SECONDS - t0)) s"
 	echo "- method: one process, pinned to CPU 0, paths interleaved (A B C, C B A), 11 rounds of ~20 ms each after a warm-up, median"
+	if [ "$runs" -gt 1 ]; then
+		echo "- runs: $runs of both backends (BENCH_RUNS); each operation's rows are those of the run whose ranked row is the median (bench/median-runs.awk), with each row's figure over all runs (a perfctrfs row's ratio to perf, else to the floor; a reference row's value) and its target's verdict in each run"
+	fi
 	echo "- floors: FUSE = bench/nullfs (same libfuse, same options, a 20-byte line); kernel = /proc/uptime (a one-line seq_file); readdir = nullfs root / nullfs /big, or the /proc directory nearest in size and /proc"
 	echo
-	echo "| backend | operation | path | median | unit | vs perf | vs floor | target |"
-	echo "|---|---|---|---:|---|---:|---:|---|"
-	awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$rows"
+	if [ "$runs" -gt 1 ]; then
+		echo "| backend | operation | path | median | unit | vs perf | vs floor | target | over the runs | verdicts |"
+		echo "|---|---|---|---:|---|---:|---:|---|---|---|"
+		awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$rows"
+	else
+		echo "| backend | operation | path | median | unit | vs perf | vs floor | target |"
+		echo "|---|---|---|---:|---|---:|---:|---|"
+		awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$rows"
+	fi
 } > "$md"
 cat "$md"
 
