@@ -10,6 +10,7 @@
 #                   (tests/qemu/run.sh x86_64-debug; not part of make check)
 #   make fuzz       libFuzzer over the grammar and the daemon (FUZZ_SECONDS)
 #   make bench      perfctrfs against perf_event_open(2), ratios in one run
+#                   (BENCH_RUNS=N: N runs, each operation from its median)
 #   make install    daemon, tools, man pages, systemd unit (DESTDIR, PREFIX)
 
 .PHONY: all check check-debug bench fuzz install uninstall clean
