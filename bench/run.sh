@@ -14,6 +14,8 @@
 # Environment: BENCH_SKIP=fuse|kernel skips one backend; BENCH_OPTS, the
 # mount options for both FUSE file systems (default -o allow_other);
 # BENCH_ONLY=reads,readdir,scale,stream runs only those parts of bench.c;
+# BENCH_PROFILE=1 profiles the kernel paths (bench/qemu-bench.sh) into
+# build/bench/profile.RUN.txt;
 # BENCH_RUNS=N (default 1) runs both backends N times (TCG moves the
 # kernel rows 10-20% between boots) and reports, for each operation, the
 # rows of its median run, with each row's range and its target's verdicts
@@ -99,6 +101,12 @@ for ((r = 1; r <= runs; r++)); do
 		rm -f "$work/kernel.tsv"
 		"$here/qemu-bench.sh" "$work/kernel.tsv" || say "kernel bench failed or skipped (above)"
 		[ -f "$work/kernel.tsv" ] && sed "s/^R\t/$r\tkernel\t/" "$work/kernel.tsv" >> "$all"
+		# BENCH_PROFILE=1: keep the profile past $work's removal
+		if [ -f "$work/profile.txt" ]; then
+			mkdir -p "$top/build/bench"
+			mv "$work/profile.txt" "$top/build/bench/profile.$r.txt"
+			say "profile of run $r: $top/build/bench/profile.$r.txt"
+		fi
 	fi
 done
 load_after=$(uptime)
