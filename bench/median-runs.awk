@@ -105,7 +105,7 @@ function spread(key, group,    i, r, n, had, lo, hi, v) {
 			hi = v
 	}
 	if (n)
-		return lo " to " hi " (" n " runs)"
+		return lo " to " hi " (" n (n == 1 ? " run)" : " runs)")
 	return "in " had " of " ngroup_runs[group] " runs"
 }
 

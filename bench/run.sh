@@ -63,7 +63,8 @@ wait_mount() {
 	return 1
 }
 
-run_fuse() { # RUN
+# run_fuse RUN: the FUSE rows of run RUN into $all
+run_fuse() {
 	local opts=${BENCH_OPTS--o allow_other} n
 	# 10,000 counters open at once, in the daemon and in bench
 	ulimit -Hn 65536 2>/dev/null || true
@@ -128,15 +129,16 @@ md=$res/latest.md
 	fi
 	echo "- floors: FUSE = bench/nullfs (same libfuse, same options, a 20-byte line); kernel = /proc/uptime (a one-line seq_file); readdir = nullfs root / nullfs /big, or the /proc directory nearest in size and /proc"
 	echo
+	# with BENCH_RUNS, the two columns median-runs.awk adds
+	head="| backend | operation | path | median | unit | vs perf | vs floor | target |"
+	rule="|---|---|---|---:|---|---:|---:|---|"
+	cols=8
 	if [ "$runs" -gt 1 ]; then
-		echo "| backend | operation | path | median | unit | vs perf | vs floor | target | over the runs | verdicts |"
-		echo "|---|---|---|---:|---|---:|---:|---|---|---|"
-		awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$rows"
-	else
-		echo "| backend | operation | path | median | unit | vs perf | vs floor | target |"
-		echo "|---|---|---|---:|---|---:|---:|---|"
-		awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$rows"
+		head="$head over the runs | verdicts |" rule="$rule---|---|" cols=10
 	fi
+	echo "$head"
+	echo "$rule"
+	awk -F'\t' -v cols="$cols" '{ s = "|"; for (i = 1; i <= cols; i++) s = s " " $i " |"; print s }' "$rows"
 } > "$md"
 cat "$md"
 
