@@ -22,11 +22,15 @@ BEGIN {
 	FS = OFS = "\t"
 }
 
-function figure(    ours) {
-	ours = ($4 ~ /^perfctrfs/ || $6 ~ /perfctrfs/)
-	if (ours && $7 != "-")
+# a perfctrfs row, not a reference (perf's, the floor's)
+function ours() {
+	return $4 ~ /^perfctrfs/ || $6 ~ /perfctrfs/
+}
+
+function figure() {
+	if (ours() && $7 != "-")
 		return $7
-	if (ours && $8 != "-")
+	if (ours() && $8 != "-")
 		return $8
 	return $5
 }
@@ -41,13 +45,10 @@ function isnum(s) {
 	gsub(/\([0-9]+ entries\)/, "(N entries)", path)
 	key = $2 FS $3 FS path FS $6
 	group = $2 FS $3
-	if (!(key in seen)) {
-		seen[key] = 1
+	if (!(key in group_of)) {
 		order[++nkeys] = key
 		group_of[key] = group
 	}
-	if (!(group in ngroup_runs))
-		ngroup_runs[group] = 0
 	if (!((group, $1) in group_run)) {
 		group_run[group, $1] = 1
 		runs_of[group, ++ngroup_runs[group]] = $1
@@ -62,7 +63,7 @@ function isnum(s) {
 			met[key]++
 	}
 	# the operation's ranked row: 3 = has a target, 2 = ours, 1 = first
-	pref = ($9 != "-") ? 3 : ($4 ~ /^perfctrfs/ || $6 ~ /perfctrfs/) ? 2 : 1
+	pref = ($9 != "-") ? 3 : ours() ? 2 : 1
 	if (pref > rank_pref[group] + 0) {
 		rank_pref[group] = pref
 		rank_key[group] = key
