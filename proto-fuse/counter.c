@@ -11,8 +11,9 @@
  * libfuse worker: its fuse_req_t is queued on the file and answered later
  * by pf_loop(), one thread that epolls the timerfds of time periods, the
  * targets' pidfds, the irq leaders' ring buffers (POLLIN on each sample,
- * wakeup_events = 1), a signalfd and a coarse fallback tick.  The
- * leaves of one target share its pidfd (watch.c).
+ * wakeup_events = 1, heard only while a reader waits or polls: see
+ * file_service()), a signalfd and a coarse fallback tick.  The leaves of
+ * one target share its pidfd (watch.c).
  *
  * Period N leaves count with sample_period set on the leader and wake us
  * by signal, not by ring buffer: perf refuses to mmap an inherited counter
@@ -31,7 +32,7 @@
  * queue overflowed (SIGIO, no fd).
  *
  * Everything here runs under pf_lock, except the read of a period-0
- * leaf (read_period0()), which takes it only to keep its line.
+ * leaf (read_period0()), which takes only its own file's line0_lock.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -60,7 +61,13 @@
 #include "fmt.h"
 #include "internal.h"
 
-#define RB_PAGES_IRQ	8	/* data pages for irq samples */
+/*
+ * Data pages of irq rings, over all the sets of a leaf: while nobody
+ * reads, samples wait in the kernel's rings (see drain_ring()), so they
+ * hold at least PF_IRQ_QUEUE records of 24 bytes (32 pages: 5461).
+ */
+#define RB_PAGES_IRQ	32
+#define RB_PAGES_MIN	2	/* a set's ring, when many share the budget */
 #define TICK_NS		100000000ULL	/* fallback tick: 100ms */
 #define SIG_READS	4		/* signalfd reads a wakeup, see read_signals() */
 #define MAX_SETS	65000	/* fits the 16-bit index in epoll data */
@@ -79,6 +86,7 @@ struct pf_set {
 	struct perf_event_mmap_page *meta;	/* leader's ring, or NULL */
 	size_t rb_len;
 	bool polled;			/* leader fd is in the epoll set */
+	bool hup;			/* ... and its thread exited: never again */
 	bool no_signal;			/* leader cannot sample: tick only */
 	bool sigio;			/* leader can signal its overflows */
 	bool async;			/* ... and does now (O_ASYNC) */
@@ -118,6 +126,7 @@ struct pf_file {
 	uint64_t last;			/* leader count at the previous line */
 	char rem[PF_LINE_MAX];		/* part of a line not read yet */
 	size_t rem_len, rem_off;
+	pthread_mutex_t line0_lock;	/* line0 alone: never pf_lock */
 	char line0[PF_LINE_MAX];	/* period 0: line made at offset 0 */
 	size_t line0_len;
 	struct pf_waiter *waiters, **wtail;
@@ -126,6 +135,8 @@ struct pf_file {
 	unsigned int qhead, qlen;
 	uint64_t lost_pending;
 	uint64_t irq_sum;
+	uint64_t overflows;		/* samples and kernel-lost records seen */
+	uint64_t unsampled;		/* periods reported lost, never sampled */
 };
 
 pthread_mutex_t pf_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -523,6 +534,7 @@ static void irq_push(struct pf_file *f, uint64_t count, uint64_t ip, bool lost)
 static void irq_enqueue(struct pf_file *f, uint64_t ip, uint64_t period)
 {
 	f->irq_sum += period;
+	f->overflows++;
 	if (f->qlen == PF_IRQ_QUEUE) {
 		f->lost_pending++;
 		return;
@@ -555,6 +567,12 @@ static void ring_copy(const unsigned char *data, uint64_t size, uint64_t pos,
  * A busy irq leaf fills the ring between two reads, so this is per
  * sample: fixed-size copies where the record does not wrap (all but one
  * a lap), ring_copy() where it does.
+ *
+ * Bounded: it stops when the queue is full, and leaves the rest in the
+ * kernel's ring, which counts what it cannot hold as lost
+ * (PERF_RECORD_LOST).  It runs only for a reader (a read, a waiter, a
+ * poll): the event loop never drains a ring that nobody reads, so a
+ * leaf sampling every 10 us costs the daemon nothing until it is read.
  */
 static void drain_ring(struct pf_file *f, struct pf_set *set)
 {
@@ -568,7 +586,8 @@ static void drain_ring(struct pf_file *f, struct pf_set *set)
 	size = set->rb_len - page_size;
 	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
 	tail = meta->data_tail;
-	while (tail + sizeof(struct perf_event_header) <= head) {
+	while (tail + sizeof(struct perf_event_header) <= head &&
+	       f->qlen < PF_IRQ_QUEUE) {
 		struct perf_event_header hdr;
 		uint64_t w[2], off = tail % size;
 
@@ -585,14 +604,40 @@ static void drain_ring(struct pf_file *f, struct pf_set *set)
 		if (hdr.size >= sizeof(hdr) + sizeof(w) &&
 		    (hdr.type == PERF_RECORD_SAMPLE ||
 		     hdr.type == PERF_RECORD_LOST)) {
-			if (hdr.type == PERF_RECORD_SAMPLE)
+			if (hdr.type == PERF_RECORD_SAMPLE) {
 				irq_enqueue(f, w[0], w[1]);
-			else
+			} else {
 				f->lost_pending += w[1];
+				f->overflows += w[1];
+			}
 		}
 		tail += hdr.size;
 	}
 	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/*
+ * Periods that passed without a sample.  perf does not take every sample
+ * a period asks for: it throttles an event that interrupts too often, and
+ * a sampling hrtimer that fires late moves its next expiry on from when
+ * it fired.  Those periods are counted but never reach the ring; they
+ * are reported lost, so that records plus lost always account for the
+ * count, as the kernel filesystem does (perfctrfs_counters_unsampled()).
+ * One period of slack is kept, for a sample on its way.  Asked only when
+ * nothing else is queued.
+ */
+static void irq_unsampled(struct pf_file *f)
+{
+	uint64_t vals[PERFCTRFS_MAX_GROUP], ena, run, due, seen;
+
+	if (!f->period.value || file_sample(f, vals, &ena, &run))
+		return;
+	due = vals[0] / f->period.value;
+	seen = f->overflows + f->unsampled;
+	if (due <= seen + 1)
+		return;
+	f->unsampled += due - seen - 1;
+	f->lost_pending += due - seen - 1;
 }
 
 /* ---- readiness and replies -------------------------------------------- */
@@ -618,6 +663,8 @@ static bool file_ready(struct pf_file *f)
 		/* what the kernel wrote since the loop last looked counts */
 		for (s = 0; s < f->nr_sets; s++)
 			drain_ring(f, &f->sets[s]);
+		if (!f->qlen && !f->lost_pending)
+			irq_unsampled(f);
 		return f->qlen || f->lost_pending;
 	default:
 		if (!f->period.value)
@@ -677,6 +724,8 @@ static size_t file_take(struct pf_file *f, char *out, size_t size)
 
 		for (s = 0; s < f->nr_sets; s++)
 			drain_ring(f, &f->sets[s]);
+		if (!f->qlen && !f->lost_pending)
+			irq_unsampled(f);
 		while (f->qlen || f->lost_pending) {
 			char line[PF_LINE_MAX];
 			struct pf_irq_rec save;
@@ -816,16 +865,41 @@ static void file_service(struct pf_file *f, unsigned int idx, uint32_t events)
 	} else if (idx - IDX_SET0 < f->nr_sets) {
 		struct pf_set *set = &f->sets[idx - IDX_SET0];
 
-		drain_ring(f, set);
 		/* a thread that exited HUPs forever: stop listening */
 		if (events & (EPOLLHUP | EPOLLERR)) {
 			ep_del(set->fd[0]);
 			set->polled = false;
+			set->hup = true;
 			if (!f->watch && !f->dead)
 				file_mark_dead(f);
+		} else if (!f->waiters && !f->ph) {
+			/*
+			 * Nobody to answer: the records stay in the kernel's
+			 * ring, and so does its wakeup until someone reads
+			 * (file_listen()).  Draining here instead woke this
+			 * loop per sample, under pf_lock, for nobody.
+			 */
+			ep_del(set->fd[0]);
+			set->polled = false;
 		}
 	}
 	file_kick(f);
+}
+
+/* A reader waits or polls: hear the irq rings again (see file_service()). */
+static void file_listen(struct pf_file *f)
+{
+	unsigned int s;
+
+	for (s = 0; s < f->nr_sets; s++) {
+		struct pf_set *set = &f->sets[s];
+
+		if (!set->meta || set->polled || set->hup)
+			continue;
+		/* a failure leaves the tick and the next read to find it */
+		if (!ep_add(set->fd[0], ep_key(f, IDX_SET0 + s)))
+			set->polled = true;
+	}
 }
 
 static struct pf_file *file_by_key(uint64_t key)
@@ -1139,9 +1213,9 @@ out:
  * release, and the kernel sends FUSE_RELEASE only once no read of the
  * file is in flight, so they are read without pf_lock, which would make
  * a read wait behind another leaf's open (perf_event_open under the
- * caller's credentials) or the event loop.  The lock guards only line0:
- * the line a read at offset 0 made, which reads at later offsets (dd
- * bs=1) continue.
+ * caller's credentials) or the event loop.  The file's own line0_lock
+ * guards line0: the line a read at offset 0 made, which reads at later
+ * offsets (dd bs=1) continue.
  */
 static void read_period0(fuse_req_t req, struct pf_file *f, size_t size,
 			 off_t off)
@@ -1151,17 +1225,17 @@ static void read_period0(fuse_req_t req, struct pf_file *f, size_t size,
 
 	if (off == 0) {
 		len = format_line(f, line, NULL);
-		pthread_mutex_lock(&pf_lock);
+		pthread_mutex_lock(&f->line0_lock);
 		memcpy(f->line0, line, len);
 		f->line0_len = len;
-		pthread_mutex_unlock(&pf_lock);
+		pthread_mutex_unlock(&f->line0_lock);
 	} else if (off > 0) {
-		pthread_mutex_lock(&pf_lock);
+		pthread_mutex_lock(&f->line0_lock);
 		if ((size_t)off < f->line0_len) {
 			len = f->line0_len - off;
 			memcpy(line, f->line0 + off, len);
 		}
-		pthread_mutex_unlock(&pf_lock);
+		pthread_mutex_unlock(&f->line0_lock);
 	}
 	fuse_reply_buf(req, line, len < size ? len : size);
 }
@@ -1206,6 +1280,7 @@ void pf_file_read(fuse_req_t req, struct pf_file *f, size_t size, off_t off,
 		tick_arm(true);
 	/* a count that got there meanwhile: file_kick() below sees it */
 	file_signals(f, true);
+	file_listen(f);
 	pthread_mutex_unlock(&pf_lock);
 
 	fuse_req_interrupt_func(req, read_interrupted, NULL);
@@ -1244,6 +1319,7 @@ void pf_file_poll(fuse_req_t req, struct pf_file *f,
 			if (needs_tick(f))
 				tick_arm(true);
 			file_signals(f, true);
+			file_listen(f);
 			/* ready since we looked: notify now, not at the tick */
 			file_kick(f);
 		}
@@ -1341,6 +1417,7 @@ static void file_free(struct pf_file *f)
 	if (f->ph)
 		fuse_pollhandle_destroy(f->ph);
 	free(f->q);
+	pthread_mutex_destroy(&f->line0_lock);
 	free(f);
 }
 
@@ -1492,6 +1569,16 @@ static bool leader_exited(int fd)
 	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
 }
 
+/* Data pages of each of @nr_sets irq rings: a power of two, as perf asks. */
+static unsigned int rb_pages(unsigned int nr_sets)
+{
+	unsigned int pages = RB_PAGES_IRQ;
+
+	while (pages > RB_PAGES_MIN && pages / 2 * nr_sets >= RB_PAGES_IRQ)
+		pages /= 2;
+	return pages;
+}
+
 static int open_set(struct pf_file *f, struct pf_set *set,
 		    const struct pf_where *w, bool inherit)
 {
@@ -1565,7 +1652,7 @@ static int open_set(struct pf_file *f, struct pf_set *set,
 	if (f->type == PERFCTRFS_IRQ) {
 		void *p;
 
-		set->rb_len = (1 + RB_PAGES_IRQ) * page_size;
+		set->rb_len = (1 + rb_pages(f->nr_sets)) * page_size;
 		p = mmap(NULL, set->rb_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 set->fd[0], 0);
 		if (p == MAP_FAILED)
@@ -1606,10 +1693,11 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	f->group = t->ev->nr > 1;
 	f->timerfd = -1;
 	f->wtail = &f->waiters;
+	pthread_mutex_init(&f->line0_lock, NULL);
 	if (f->type == PERFCTRFS_IRQ) {
 		f->q = calloc(PF_IRQ_QUEUE, sizeof(*f->q));
 		if (!f->q) {
-			free(f);
+			file_free(f);
 			return -ENOMEM;
 		}
 	}
@@ -1632,8 +1720,8 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	}
 	nr = err ? err : list_targets(t, &pid, is_process, &where);
 	if (nr < 0) {
-		free(f->q);
-		free(f);
+		f->nr_sets = 0;
+		file_free(f);
 		return nr;
 	}
 	pthread_mutex_lock(&pf_lock);

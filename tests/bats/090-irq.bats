@@ -19,6 +19,9 @@ setup() {
 
 teardown() {
 	kill_bg_jobs
+	if [ -f "$BATS_TEST_TMPDIR/rate.saved" ]; then
+		cat "$BATS_TEST_TMPDIR/rate.saved" > /proc/sys/kernel/perf_event_max_sample_rate
+	fi
 }
 
 REC='^(0|[1-9][0-9]*) 0x[0-9a-f]+$'
@@ -119,7 +122,38 @@ start_total_reader() {
 	lost=$(awk '/^lost / { s += $2 } END { print s + 0 }' "$BATS_TEST_TMPDIR/recs")
 	want=$((total / period))
 	echo "# $n records, $lost lost, $want expected" >&3
-	assert_ge "$(( (n + lost) * 10 ))" "$(( want * 5 ))" "records + lost ($n + $lost) for $total ns at period $period"
+	# records and lost lines account for the irq leaf's own count; the
+	# total comes from another leaf, and the two part by a few percent
+	# when perf throttles (a throttled task_clock sampler counted 6% more
+	# than a plain one here), which a loaded machine makes it do
+	assert_ge "$(( (n + lost) * 100 ))" "$(( want * 80 ))" "records + lost ($n + $lost) for $total ns at period $period"
+	assert_le "$(( (n + lost) * 100 ))" "$(( want * 120 ))" "records + lost ($n + $lost) for $total ns at period $period"
+}
+
+@test "periods perf throttles away are reported lost: records and lost lines account for the count" {
+	require_root	# kernel.perf_event_max_sample_rate
+	# perf takes at most max_sample_rate samples a second on a CPU and
+	# silently skips the periods over it: a busy machine lowers the rate
+	# itself ("perf: interrupt took too long"), which once left FUSE
+	# records + lost at 48% of the count.  Here the rate is forced down.
+	cat /proc/sys/kernel/perf_event_max_sample_rate > "$BATS_TEST_TMPDIR/rate.saved"
+	echo 1000 > /proc/sys/kernel/perf_event_max_sample_rate
+	start_spinner -g 1
+	period=20000	# 50,000 a second asked, 1,000 allowed
+	start_total_reader
+	timeout 20 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq $period)" \
+		sh="kill -USR1 $spinner" waitexit="$spinner" readall |
+		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
+	wait "$reader"
+	total=$(cat "$BATS_TEST_TMPDIR/total")
+	n=$(grep -cE "$REC" "$BATS_TEST_TMPDIR/recs") || true
+	lost=$(awk '/^lost / { s += $2 } END { print s + 0 }' "$BATS_TEST_TMPDIR/recs")
+	want=$((total / period))
+	echo "# $n records, $lost lost, $want expected at max_sample_rate 1000" >&3
+	assert_le "$(( n * 2 ))" "$want" "records at a rate perf throttles ($n of $want periods)"
+	# as above: within 20% of another leaf's count
+	assert_ge "$(( (n + lost) * 100 ))" "$(( want * 80 ))" "records + lost ($n + $lost) for $total ns at period $period"
+	assert_le "$(( (n + lost) * 100 ))" "$(( want * 120 ))" "records + lost ($n + $lost) for $total ns at period $period"
 }
 
 @test "poll on an irq leaf reports POLLIN once a record is queued" {
@@ -136,14 +170,24 @@ start_total_reader() {
 	assert_eq "${lines[1]}" timeout "poll"
 }
 
-@test "irq by time: a 10ms period samples a spinner about 100 times a second" {
+@test "irq by time: a 10ms period samples a spinner once per 10 ms of its CPU time" {
 	start_spinner -g 1
+	start_total_reader
 	timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10ms)" \
-		sh="kill -USR1 $spinner" readall |
+		sh="kill -USR1 $spinner" waitexit="$spinner" readall |
 		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
+	wait "$reader"
+	total=$(cat "$BATS_TEST_TMPDIR/total")
 	n=$(grep -cE "$REC" "$BATS_TEST_TMPDIR/recs") || true
-	assert_ge "$n" 10 "records in 1 s at 10ms"
-	assert_le "$n" 150 "records in 1 s at 10ms"
+	lost=$(awk '/^lost / { s += $2 } END { print s + 0 }' "$BATS_TEST_TMPDIR/recs")
+	# a task_clock period is CPU time, not wall time: a loaded machine
+	# gives a 1 s spinner far less than 1 s of it
+	want=$((total / 10000000))
+	echo "# $n records, $lost lost, $want expected for $total ns" >&3
+	assert_ge "$want" 1 "10 ms periods in the spinner's task_clock ($total ns)"
+	assert_ge "$n" 1 "records"
+	assert_ge "$(( (n + lost) * 10 ))" "$(( want * 7 ))" "records ($n + $lost lost) for $total ns at 10ms"
+	assert_le "$(( (n + lost) * 10 ))" "$(( want * 13 + 10 ))" "records ($n + $lost lost) for $total ns at 10ms"
 }
 
 @test "090-irq: no counter left held" {
