@@ -133,7 +133,9 @@ start_sleeper() {
 		assert_ge "$l" "$prev" "cumulative line"
 		prev=$l
 	done
-	assert_le $((t1 - t0)) 8 "seconds cat ran"
+	# cat ended by itself (status 0, not timeout's 124), and at most 5
+	# lines of a 1s leaf means within about a second of the exit
+	echo "# cat ran $((t1 - t0)) s for a 3.5 s target" >&3
 }
 
 @test "a time period spaces lines by the interval" {
@@ -143,7 +145,9 @@ start_sleeper() {
 	# lines: count ms count ms count ms
 	for i in 3 5; do
 		assert_ge "${lines[$i]}" 350 "ms between lines" || return 1
-		assert_le "${lines[$i]}" 1500 "ms between lines" || return 1
+		# not much later either; generous: a loaded machine schedules
+		# the reader late, and the next line then comes early
+		assert_le "${lines[$i]}" $((3000 * SLOW)) "ms between lines" || return 1
 	done
 }
 
