@@ -13,6 +13,11 @@
 # and in the guests' sleeps, so they run in the background while the host
 # stages run; their TAP is printed and counted after them, in order.
 #
+# CHECK_LOAD=N runs N CPU hogs (busy shell loops, niced to 0 like the
+# tests) for the whole run, so that a quiet machine shows what a loaded
+# CI machine does: the cold run's kernel builds already keep two cores
+# at a load of 5-11 while the host stages run; CHECK_LOAD=2 adds two.
+#
 # Usage: scripts/check.sh [stage...]   (default: all stages, in order)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,7 +44,20 @@ order=(deps build qemu-x86 qemu-ppc unit fuse tools hardening)
 
 pass=0 fail=0 skip=0 todo=0 bad_stages=()
 declare -A started rcfile
+bgpids=()
 t0=$(date +%s)
+
+hogs=()
+load=${CHECK_LOAD:-0}
+[[ $load =~ ^[0-9]+$ ]] || { echo "check: CHECK_LOAD: a number of CPU hogs" >&2; exit 2; }
+stop_hogs() { [ ${#hogs[@]} -gt 0 ] && kill "${hogs[@]}" 2>/dev/null; hogs=(); }
+trap stop_hogs EXIT
+trap 'stop_hogs; exit 130' INT TERM
+for ((i = 0; i < load; i++)); do
+	( trap - EXIT; while :; do :; done ) &
+	hogs+=($!)
+done
+[ "$load" -gt 0 ] && echo "=== check: $load CPU hogs running (CHECK_LOAD): ${hogs[*]}" >&2
 
 run_stage() {	# stage: runs it, its TAP to a file, its exit code returned
 	local st=$1
@@ -73,18 +91,20 @@ for st in "${order[@]}"; do
 		rcfile[$st]=$results/$st.rc
 		rm -f "${rcfile[$st]}"
 		( run_stage "$st"; echo $? > "${rcfile[$st]}" ) &
+		bgpids+=($!)
 		started[$st]=$s0
 		continue
 	fi
 	run_stage "$st"
 	tally "$st" $? $(($(date +%s) - s0))
 done
-wait
+[ ${#bgpids[@]} -gt 0 ] && wait "${bgpids[@]}"
 for st in "${order[@]}"; do
 	[ -n "${started[$st]:-}" ] || continue
 	rc=$(cat "${rcfile[$st]}" 2>/dev/null || echo 99)
 	tally "$st" "$rc" $(($(date +%s) - ${started[$st]}))
 done
+stop_hogs
 echo "check: $(($(date +%s) - t0))s in all${bad_stages[*]:+; failed stages: ${bad_stages[*]}}" >&2
 [ "$todo" -gt 0 ] && echo "check: $todo known bug(s) reported as 'not ok ... # TODO' (not counted as failures)" >&2
 echo "$pass passed, $fail failed, $skip skipped"
