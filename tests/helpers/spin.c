@@ -2,10 +2,12 @@
 /*
  * spin - burn CPU for a bounded time, in one or more threads.
  *
- *	spin [-g] [-T THREADS] SECONDS
+ *	spin [-g] [-c] [-T THREADS] SECONDS
  *
  * Every thread burns until SECONDS of wall time have passed since start
- * (fractions allowed: 0.5), then the process exits 0.  With -T, it first
+ * (fractions allowed: 0.5), then the process exits 0.  With -c, until
+ * the process has burned SECONDS of CPU time instead: a test that checks
+ * a count of CPU time against it holds however loaded the machine is.  With -T, it first
  * prints the thread ids, one a line, so the suite can count one thread.
  *
  * With -g (gated) it blocks SIGUSR1, prints "gated" and waits for
@@ -21,13 +23,14 @@
 #include <sys/syscall.h>
 
 static double deadline;
+static clockid_t clock_id = CLOCK_MONOTONIC;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock_id, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -60,13 +63,18 @@ int main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
+	if (argc >= 3 && !strcmp(argv[1], "-c")) {
+		clock_id = CLOCK_PROCESS_CPUTIME_ID;
+		argv++;
+		argc--;
+	}
 	if (argc == 4 && !strcmp(argv[1], "-T")) {
 		nt = num_arg(argv[2]);
 		argv += 2;
 		argc -= 2;
 	}
 	if (argc != 2 || nt < 1 || nt > 64) {
-		fprintf(stderr, "usage: spin [-g] [-T THREADS] SECONDS\n");
+		fprintf(stderr, "usage: spin [-g] [-c] [-T THREADS] SECONDS\n");
 		return 2;
 	}
 	secs = strtod(argv[1], &end);
