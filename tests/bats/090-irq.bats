@@ -27,15 +27,16 @@ teardown() {
 REC='^(0|[1-9][0-9]*) 0x[0-9a-f]+$'
 LOST='^lost [1-9][0-9]*$'
 
-# Start a spinner for $1 s; its pid in $spinner, a copy of its maps in
-# $BATS_TEST_TMPDIR/maps.
+# Start a spinner that burns $1 s of CPU time (spin -c: a loaded machine
+# stretches its life, not its samples); its pid in $spinner, a copy of
+# its maps in $BATS_TEST_TMPDIR/maps.
 # start_spinner [-g] SECONDS: with -g the spinner's clock starts only at
 # SIGUSR1 (spin -g), which the test sends once its leaf is open (leafio
 # sh="kill -USR1 $spinner"), so a slow machine cannot lose it before.
 start_spinner() {
 	local gate=
 	[ "$1" = -g ] && { gate=-g; shift; }
-	"$H/spin" $gate "$1" > "$BATS_TEST_TMPDIR/gate" 3>&- &
+	"$H/spin" $gate -c "$1" > "$BATS_TEST_TMPDIR/gate" 3>&- &
 	spinner=$!
 	[ -z "$gate" ] || wait_until "grep -qx gated $BATS_TEST_TMPDIR/gate" ||
 		die "spin -g never got ready"
@@ -49,8 +50,8 @@ start_spinner() {
 }
 
 @test "irq lines are '<count> 0x<ip>' records with counts that never go down" {
-	start_spinner -g 1
-	run timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10000000)" \
+	start_spinner -g 0.2
+	run timeout $((60 * SLOW)) "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10000000)" \
 		sh="kill -USR1 $spinner" readall
 	[ "$status" -eq 0 ] || die "leafio: $status"
 	assert_eq "${lines[-1]}" EOF "end of the records"
@@ -62,12 +63,12 @@ start_spinner() {
 		assert_ge "$c" "$prev" "record count" || return 1
 		prev=$c n=$((n + 1))
 	done
-	assert_ge "$n" 5 "records of a 1 s spinner sampled every 10 ms"
+	assert_ge "$n" 5 "records of a spinner that burned 0.2 s, sampled every 10 ms"
 }
 
 @test "sampled IPs lie in the sampled program's text" {
-	start_spinner -g 1.5
-	timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 5000000)" \
+	start_spinner -g 0.3
+	timeout $((60 * SLOW)) "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 5000000)" \
 		sh="kill -USR1 $spinner" readall |
 		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
 	run "$H/ipcheck" "$BATS_TEST_TMPDIR/maps" < "$BATS_TEST_TMPDIR/recs"
@@ -90,10 +91,10 @@ start_total_reader() {
 }
 
 @test "the record count matches the period within 30 percent" {
-	start_spinner -g 1.5
+	start_spinner -g 0.3
 	period=10000000
 	start_total_reader
-	timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq $period)" \
+	timeout $((60 * SLOW)) "$H/leafio" "$(leaf all task_clock:u "$spinner" irq $period)" \
 		sh="kill -USR1 $spinner" readall |
 		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
 	wait "$reader"
@@ -107,11 +108,11 @@ start_total_reader() {
 }
 
 @test "records nobody reads are kept or counted as lost, never dropped silently" {
-	start_spinner -g 2
+	start_spinner -g 0.5
 	period=20000
 	start_total_reader
 	# open, then read nothing until the target is gone
-	timeout 20 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq $period)" \
+	timeout $((60 * SLOW)) "$H/leafio" "$(leaf all task_clock:u "$spinner" irq $period)" \
 		sh="kill -USR1 $spinner" waitexit="$spinner" readall |
 		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
 	wait "$reader"
@@ -138,10 +139,10 @@ start_total_reader() {
 	# records + lost at 48% of the count.  Here the rate is forced down.
 	cat /proc/sys/kernel/perf_event_max_sample_rate > "$BATS_TEST_TMPDIR/rate.saved"
 	echo 1000 > /proc/sys/kernel/perf_event_max_sample_rate
-	start_spinner -g 1
+	start_spinner -g 0.3
 	period=20000	# 50,000 a second asked, 1,000 allowed
 	start_total_reader
-	timeout 20 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq $period)" \
+	timeout $((60 * SLOW)) "$H/leafio" "$(leaf all task_clock:u "$spinner" irq $period)" \
 		sh="kill -USR1 $spinner" waitexit="$spinner" readall |
 		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
 	wait "$reader"
@@ -158,7 +159,7 @@ start_total_reader() {
 
 @test "poll on an irq leaf reports POLLIN once a record is queued" {
 	start_spinner 3
-	run timeout 10 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10000000)" poll=3000 read
+	run timeout $((30 * SLOW)) "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10000000)" poll=3000 read
 	assert_match "${lines[0]}" '^POLLIN' "poll"
 	assert_match "${lines[1]%%$'\n'*}" "$REC" "the first record"
 }
@@ -171,17 +172,16 @@ start_total_reader() {
 }
 
 @test "irq by time: a 10ms period samples a spinner once per 10 ms of its CPU time" {
-	start_spinner -g 1
+	start_spinner -g 0.2
 	start_total_reader
-	timeout 15 "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10ms)" \
+	timeout $((60 * SLOW)) "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10ms)" \
 		sh="kill -USR1 $spinner" waitexit="$spinner" readall |
 		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
 	wait "$reader"
 	total=$(cat "$BATS_TEST_TMPDIR/total")
 	n=$(grep -cE "$REC" "$BATS_TEST_TMPDIR/recs") || true
 	lost=$(awk '/^lost / { s += $2 } END { print s + 0 }' "$BATS_TEST_TMPDIR/recs")
-	# a task_clock period is CPU time, not wall time: a loaded machine
-	# gives a 1 s spinner far less than 1 s of it
+	# a task_clock period is CPU time: 0.2 s burned is about 20 periods
 	want=$((total / 10000000))
 	echo "# $n records, $lost lost, $want expected for $total ns" >&3
 	assert_ge "$want" 1 "10 ms periods in the spinner's task_clock ($total ns)"
