@@ -158,14 +158,15 @@ pc_perf_name() {
 	fi
 }
 
-# The sysfs name of a PMU alias whose path form turned '-' into '_'.
+# The sysfs name of a PMU alias, whose path form is lower case with '-'
+# turned into '_' (power.energy_pkg is power/energy-pkg/).
 pc_alias_name() {
-	local d=$pc_sysfs/bus/event_source/devices/$1/events
-	if [ -e "$d/$2" ] || ! [ -e "$d/${2//_/-}" ]; then
-		echo "$2"
-	else
-		echo "${2//_/-}"
-	fi
+	local f n
+	for f in "$pc_sysfs/bus/event_source/devices/$1/events"/*; do
+		n=${f##*/} n=${n,,}
+		[ "${n//-/_}" = "$2" ] && [[ $f != *.* ]] && { echo "${f##*/}"; return; }
+	done
+	echo "$2"
 }
 
 # The path name of one perf event name without modifiers, or return 1.
