@@ -15,7 +15,8 @@
 pc_prog=${pc_prog:-perfctr}
 pc_mnt=${pc_mnt:-${PERFCTR_MNT:-/dev/perfctr}}
 pc_sysfs=${PERFCTR_SYSFS:-/sys}
-pc_libdir=$(dirname -- "${BASH_SOURCE[0]}")
+pc_libdir=${BASH_SOURCE[0]%/*}
+[ "$pc_libdir" = "${BASH_SOURCE[0]}" ] && pc_libdir=.
 
 # One line on stderr and exit $pc_rc (1 unless the caller says otherwise:
 # 2 for usage errors, 127 for a command that is not there).
@@ -173,40 +174,48 @@ pc_alias_name() {
 # Accepts perf's names, perf's hw-cache names, rNNNN, pmu/terms/ and
 # pmu/alias/, and the path grammar's own names (task_clock, msr.tsc).
 pc_member_path() {
+	pc_path_of "$1" && echo "$PC_RET"
+}
+
+# pc_member_path's answer in PC_RET, without a fork: the tools parse
+# before they open, and a loaded machine takes 0.1 s a fork.
+pc_path_of() {
 	local n=$1 lc=${1,,} c op res pmu body
+	PC_RET=
 	if [ -n "${PC_SYM_PATH[$n]:-}" ]; then
-		echo "${PC_SYM_PATH[$n]}"
+		PC_RET=${PC_SYM_PATH[$n]}
 		return
 	fi
 	if [ -n "${PC_PERF_NAME[$n]:-}" ]; then
-		echo "$n"
+		PC_RET=$n
 		return
 	fi
 	if [[ $n =~ ^r([0-9a-fA-F]{1,16})$ ]]; then
 		body=${BASH_REMATCH[1],,}
 		[[ $body =~ ^0*(.+)$ ]]
-		echo "0x${BASH_REMATCH[1]}"
+		PC_RET=0x${BASH_REMATCH[1]}
 		return
 	fi
 	if [[ $n =~ ^0x[0-9a-f]+$ ]]; then
-		echo "$n"
+		PC_RET=$n
 		return
 	fi
 	if [[ $n =~ ^([A-Za-z0-9_.-]+)/([^/]+)/$ ]]; then
 		pmu=${BASH_REMATCH[1]} body=${BASH_REMATCH[2]}
 		if [[ $body == *=* ]]; then
-			echo "$pmu.$body"
+			PC_RET=$pmu.$body
 		else
-			echo "$pmu.${body//-/_}"
+			body=${body,,}
+			PC_RET=$pmu.${body//-/_}
 		fi
 		return
 	fi
 	if [[ $n =~ ^[a-z0-9_]+\.[A-Za-z0-9_=,]+$ ]]; then
-		echo "$n"
+		PC_RET=$n
 		return
 	fi
 	if [[ $n =~ ^(l1d|l1i|llc|dtlb|itlb|branch|node)_(read|write|prefetch)_(access|miss)$ ]]; then
-		echo "$n"
+		PC_RET=$n
 		return
 	fi
 	# hw-cache: the longest cache spelling that prefixes the name.
@@ -232,38 +241,46 @@ pc_member_path() {
 		esac
 	done
 	[ $seen_op -le 1 ] && [ $seen_res -le 1 ] || return 1
-	echo "${c}_${op}_${res}"
+	PC_RET=${c}_${op}_${res}
 }
 
-# Modifiers as the path grammar takes them: each of u k h I at most once,
-# in that order.  perf's others (G H p P S D W ...) have no path form.
+# Modifiers as the path grammar takes them, in PC_RET: each of u k h I at
+# most once, in that order.  perf's others (G H p P S D W ...) have no
+# path form: return 1.
 pc_mods() {
-	local m=$1 out='' x i
+	local m=$1 x i
+	PC_RET=
 	for ((i = 0; i < ${#m}; i++)); do
 		[[ ${m:i:1} == [ukhI] ]] || return 1
 	done
 	for x in u k h I; do
-		[[ $m == *"$x"* ]] && out+=$x
+		[[ $m == *"$x"* ]] && PC_RET+=$x
 	done
-	echo "$out"
+	return 0
 }
 
 # Split a perf event list at the commas that separate events: not those
-# inside a pmu/.../ or inside {...}.  One item a line.
+# inside a pmu/.../ or inside {...}.  Into the array PC_ITEMS; returns 1
+# when a brace or a slash is left open.
 pc_split_list() {
-	awk -v s="$1" 'BEGIN {
-		depth = 0; slash = 0; cur = ""
-		for (i = 1; i <= length(s); i++) {
-			c = substr(s, i, 1)
-			if (c == "{") depth++
-			else if (c == "}") depth--
-			else if (c == "/") slash = !slash
-			if (c == "," && depth == 0 && !slash) { print cur; cur = ""; continue }
-			cur = cur c
-		}
-		print cur
-		exit (depth != 0 || slash)
-	}'
+	local s=$1 c cur='' depth=0 slash=0 i
+	PC_ITEMS=()
+	for ((i = 0; i < ${#s}; i++)); do
+		c=${s:i:1}
+		case $c in
+		'{') depth=$((depth + 1)) ;;
+		'}') depth=$((depth - 1)) ;;
+		/) slash=$((!slash)) ;;
+		,)
+			if [ $depth = 0 ] && [ $slash = 0 ]; then
+				PC_ITEMS+=("$cur") cur=
+				continue
+			fi ;;
+		esac
+		cur+=$c
+	done
+	PC_ITEMS+=("$cur")
+	[ $depth = 0 ] && [ $slash = 0 ]
 }
 
 # Parse one perf event list (-e) and append to:
@@ -274,25 +291,28 @@ pc_split_list() {
 pc_parse_events() {
 	local items item members m gmods body mods path name lead n
 	PC_ERR=
-	if ! items=$(pc_split_list "$1"); then
+	if ! pc_split_list "$1"; then
 		PC_ERR="event syntax error: '$1' (unbalanced { } or / /)"
 		return 1
 	fi
-	while IFS= read -r item; do
+	items=("${PC_ITEMS[@]}")
+	for item in "${items[@]}"; do
 		if [ -z "$item" ]; then
 			PC_ERR="event syntax error: '$1' (empty event)"
 			return 1
 		fi
-		gmods='' members=$item
+		gmods='' members=("$item")
 		if [[ $item == \{* ]]; then
 			if ! [[ $item =~ ^\{(.*)\}(:([A-Za-z]+))?$ ]]; then
 				PC_ERR="event syntax error: '$item'"
 				return 1
 			fi
-			members=$(pc_split_list "${BASH_REMATCH[1]}") gmods=${BASH_REMATCH[3]}
+			gmods=${BASH_REMATCH[3]}
+			pc_split_list "${BASH_REMATCH[1]}"
+			members=("${PC_ITEMS[@]}")
 		fi
 		lead=${#PC_EV_PATH[@]} n=0
-		while IFS= read -r m; do
+		for m in "${members[@]}"; do
 			n=$((n + 1))
 			[[ $m == *[{}]* ]] && { PC_ERR="event syntax error: '$m' (groups do not nest)"; return 1; }
 			name=$m mods=''
@@ -303,31 +323,38 @@ pc_parse_events() {
 			else
 				body=$m
 			fi
-			if ! path=$(pc_member_path "$body"); then
+			if [ -z "$m" ]; then
+				PC_ERR="event syntax error: '$item' (empty event)"
+				return 1
+			fi
+			if ! pc_path_of "$body"; then
 				PC_ERR="event syntax error: '$m' (perfctr-list shows the events)"
 				return 1
 			fi
-			if ! mods=$(pc_mods "$mods$gmods"); then
+			path=$PC_RET
+			if ! pc_mods "$mods$gmods"; then
 				PC_ERR="event '$m': perfctrfs takes only the modifiers u, k, h and I"
 				return 1
 			fi
+			mods=$PC_RET
 			[ -n "$mods" ] && path+=":$mods"
 			PC_EV_NAME+=("$name") PC_EV_PATH+=("$path") PC_EV_GROUP+=("$lead")
-		done <<<"$members"
+		done
 		if [ $n -gt 8 ]; then
 			PC_ERR="group '$item': at most 8 events in a group"
 			return 1
 		fi
-	done <<<"$items"
+	done
 }
 
-# The path name of a whole group: its members joined with '+'.
+# The path name of a whole group, in PC_RET: its members joined with '+'.
 pc_group_path() {
-	local lead=$1 i out=''
+	local lead=$1 i
+	PC_RET=
 	for i in "${!PC_EV_PATH[@]}"; do
-		[ "${PC_EV_GROUP[i]}" = "$lead" ] && out+=${out:++}${PC_EV_PATH[i]}
+		[ "${PC_EV_GROUP[i]}" = "$lead" ] && PC_RET+=${PC_RET:++}${PC_EV_PATH[i]}
 	done
-	echo "$out"
+	return 0
 }
 
 # Is this path name one of the clocks (counted in ns, printed in msec)?
@@ -335,14 +362,10 @@ pc_is_clock() {
 	[[ $1 =~ ^(task_clock|cpu_clock)(:|$) ]]
 }
 
-# The C helper (perfctr-helper run|read), next to the tools or installed.
+# PC_HELPER: the C helper (perfctr-helper run|read), next to the library.
 pc_helper() {
-	local d=$pc_libdir h
-	for h in "$d/perfctr-helper" "$d/../lib/perfctrfs/perfctr-helper" \
-		 "$d/../../lib/perfctrfs/perfctr-helper"; do
-		[ -x "$h" ] && { echo "$h"; return; }
-	done
-	pc_die "perfctr-helper not found next to $d (make -C tools)"
+	PC_HELPER=$pc_libdir/perfctr-helper
+	[ -x "$PC_HELPER" ] || pc_die "perfctr-helper not found in $pc_libdir (make -C tools)"
 }
 
 # Open a leaf for reading into the variable named $1 (opening creates the

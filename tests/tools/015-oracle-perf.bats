@@ -49,11 +49,17 @@ within() {	# within A B PERCENT: |A - B| <= PERCENT% of B
 	p=$(count "$perf" page-faults) o=$(count "$ours" page-faults)
 	check 'within "$o" "$p" 1' "page-faults: perf $p, perfctr-stat $o"
 
-	run --separate-stderr perf stat -x, -e task-clock -- "$W" loop 300
-	p=$(count "$stderr" task-clock)
-	run --separate-stderr "$T/perfctr-stat" -x, -e task-clock -- "$W" loop 300
-	o=$(count "$stderr" task-clock)
-	check 'within "$o" "$p" 10' "task-clock: perf $p, perfctr-stat $o msec"
+	# CPU time still varies with what shares the CPU (a loaded guest's
+	# task-clock includes time its vCPU lost): the least of five runs
+	# each, taken in turns, is the loop's own.
+	p=1e9 o=1e9
+	for i in 1 2 3 4 5; do
+		run --separate-stderr perf stat -x, -e task-clock -- "$W" loop 300
+		p=$(awk -v a="$p" -v b="$(count "$stderr" task-clock)" 'BEGIN { print (b < a ? b : a) }')
+		run --separate-stderr "$T/perfctr-stat" -x, -e task-clock -- "$W" loop 300
+		o=$(awk -v a="$o" -v b="$(count "$stderr" task-clock)" 'BEGIN { print (b < a ? b : a) }')
+	done
+	check 'within "$o" "$p" 10' "task-clock: perf $p, perfctr-stat $o msec (least of 5)"
 }
 
 @test "oracle -x,: context switches of 'work switch 300' agree, with perf's default events and names" {

@@ -137,26 +137,3 @@ assert len(ev) == int(sys.argv[1]), (len(ev), sys.argv[1])
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[[ $stderr == *"getfattr not found"* ]]
 }
-
-@test "PMU aliases: user.perfctr.scale and .unit are sysfs's .scale and .unit, absent where sysfs has none" {
-	n=0
-	for d in "$M"/all/*.*; do
-		e=${d##*/}
-		[[ $e == *[=+:]* ]] && continue
-		pmu=${e%%.*} alias=${e#*.}
-		src=
-		for f in /sys/bus/event_source/devices/"$pmu"/events/*; do
-			b=${f##*/} l=${b,,}
-			[[ $b != *.* && ${l//-/_} == "$alias" ]] && src=$f
-		done
-		[ -n "$src" ] || continue
-		n=$((n + 1))
-		for p in scale unit; do
-			got=$(getfattr --only-values -n "user.perfctr.$p" "$d" 2>/dev/null) || got='<none>'
-			want='<none>'
-			[ -f "$src.$p" ] && want=$(sed 's/ *$//' "$src.$p")
-			check '[ "$got" = "$want" ]' "$e $p: '$got', sysfs '$want'"
-		done
-	done
-	[ "$n" -gt 0 ] || skip "no PMU alias on this machine"
-}
