@@ -1,6 +1,7 @@
 # perfctrfs: top-level build and test entry points.
 #
-#   make            build the userspace parts (grammar runner, FUSE daemon)
+#   make            build the userspace parts (grammar runner, FUSE daemon,
+#                   the tools' perfctr-helper)
 #   make check      install what is missing, build everything, run every
 #                   test stage: unit, FUSE suite, x86_64 and ppc64le
 #                   kernels in QEMU (scripts/check.sh)
@@ -17,6 +18,7 @@
 all:
 	$(MAKE) -C tests/unit
 	$(MAKE) -C proto-fuse
+	$(MAKE) -C tools
 
 check:
 	scripts/check.sh
@@ -39,4 +41,5 @@ install uninstall:
 clean:
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C proto-fuse clean
+	$(MAKE) -C tools clean
 	rm -rf build

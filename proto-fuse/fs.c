@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "pmuprop.h"
 
 #define HASH_SIZE	4096
 #define XATTR_PREFIX	"user.perfctr."
@@ -862,6 +863,9 @@ static int xattr_value(struct pf_node *n, const char *name, char *buf,
 			len = perfctrfs_format_encoding(&n->u.ev, buf, size);
 			return len < 0 ? -E2BIG : len;
 		}
+		if (!strcmp(name, "scale") || !strcmp(name, "unit"))
+			return pf_pmu_prop(PF_SYSFS_PMUS, n->name, name, buf,
+					   size);
 		if (strcmp(name, "description"))
 			return -ENODATA;
 		c = pf_candidate_find(n->name);
@@ -900,6 +904,8 @@ static void pf_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		XATTR_PREFIX "counters",
 		XATTR_PREFIX "encoding",
 		XATTR_PREFIX "description",
+		XATTR_PREFIX "scale",
+		XATTR_PREFIX "unit",
 	};
 	char list[256], val[4096];
 	size_t total = 0;

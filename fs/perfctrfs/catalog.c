@@ -251,6 +251,105 @@ int perfctrfs_pmu_walk_attrs(struct pmu *pmu, perfctrfs_emit_t emit, void *ctx)
 	return perfctrfs_walk_group(pmu, "events", perfctrfs_walk_event, &w);
 }
 
+/* What perfctrfs_cat_prop() looks for, and what it found. */
+struct perfctrfs_prop_ctx {
+	const char *pmu;	/* the PMU's name */
+	const char *want;	/* "<pmu>.<alias>" in path form */
+	const char *prop;	/* "scale" or "unit" */
+	char *buf;
+	size_t size;
+	int len;
+};
+
+/* A scale is a positive number as sysfs writes it, a unit a short word. */
+static bool perfctrfs_prop_valid(const char *prop, const char *v)
+{
+	const char *ok = strcmp(prop, "scale") ?
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789%/_.-" :
+		"0123456789.eE+-";
+
+	if (!*v || strspn(v, ok) != strlen(v))
+		return false;
+	return strcmp(prop, "scale") || (*v >= '0' && *v <= '9' &&
+					 strpbrk(v, "123456789"));
+}
+
+static int perfctrfs_match_prop(void *ctx, const char *name, const char *text)
+{
+	struct perfctrfs_prop_ctx *p = ctx;
+	char alias[NAME_MAX + 1], path[NAME_MAX + 1];
+	const char *dot = strrchr(name, '.');
+
+	if (!dot || strcmp(dot + 1, p->prop) ||
+	    (size_t)(dot - name) >= sizeof(alias))
+		return 0;
+	memcpy(alias, name, dot - name);
+	alias[dot - name] = '\0';
+	if (perfctrfs_alias_path(p->pmu, alias, path, sizeof(path)) < 0 ||
+	    strcmp(path, p->want))
+		return 0;
+	if (!perfctrfs_prop_valid(p->prop, text))
+		p->len = -ENODATA;
+	else if (strscpy(p->buf, text, p->size) < 0)
+		p->len = -ENAMETOOLONG;	/* listxattr's 1-byte probe */
+	else
+		p->len = strlen(p->buf);
+	return 1;	/* found: stop the walk */
+}
+
+/**
+ * perfctrfs_cat_prop() - the scale or unit a PMU publishes for an alias
+ * @name: an event level name, not NUL-terminated: "<pmu>.<alias>",
+ *	modifiers allowed ("power.energy_pkg:u")
+ * @len: its length
+ * @prop: "scale" or "unit"
+ * @buf: receives the value, NUL-terminated
+ * @size: size of @buf
+ *
+ * perf multiplies an alias's count by the driver's "<alias>.scale"
+ * attribute and prints its "<alias>.unit" (RAPL: 2^-32 and Joules); these
+ * are the user.perfctr.scale and user.perfctr.unit xattrs.  Read from the
+ * driver's own attribute tables when asked, as sysfs shows them.
+ * Process context.
+ *
+ * Return: the value's length; -ENAMETOOLONG when it does not fit @buf;
+ * -ENODATA when the event has none (groups, composed names, builtins, a
+ * PMU or driver without the attribute, a value that is no number or word).
+ */
+int perfctrfs_cat_prop(const char *name, size_t len, const char *prop,
+		       char *buf, size_t size)
+{
+	char pmu_name[NAME_MAX + 1], want[NAME_MAX + 1];
+	struct perfctrfs_prop_ctx p = {
+		.pmu = pmu_name, .want = want, .prop = prop,
+		.buf = buf, .size = size, .len = -ENODATA,
+	};
+	const char *colon = memchr(name, ':', len);
+	struct bus_type *bus = perfctrfs_pmu_bus();
+	const char *dot;
+	struct device *dev;
+	struct pmu *pmu;
+
+	if (colon)
+		len = colon - name;
+	dot = memchr(name, '.', len);
+	if (!bus || !dot || len >= sizeof(want) || memchr(name, '+', len) ||
+	    memchr(name, '=', len))
+		return -ENODATA;
+	memcpy(want, name, len);
+	want[len] = '\0';
+	memcpy(pmu_name, name, dot - name);
+	pmu_name[dot - name] = '\0';
+	dev = bus_find_device_by_name(bus, NULL, pmu_name);
+	if (!dev)
+		return -ENODATA;
+	pmu = dev_get_drvdata(dev);
+	if (pmu && perfctrfs_walk_group(pmu, "events", perfctrfs_match_prop, &p) < 0)
+		p.len = -ENODATA;
+	put_device(dev);
+	return p.len;
+}
+
 /* ---- building ------------------------------------------------------- */
 
 /* What building needs beside a struct perfctrfs_pmu; parallel to cat->pmus. */

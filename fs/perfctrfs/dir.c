@@ -422,6 +422,10 @@ static int perfctrfs_xattr_value(struct dentry *dentry, struct inode *inode,
 		if (!strcmp(name, "encoding"))
 			return perfctrfs_format_encoding(&node->leaf.spec,
 							 buf, size);
+		if (!strcmp(name, "scale") || !strcmp(name, "unit"))
+			return perfctrfs_cat_prop(dentry->d_name.name,
+						  dentry->d_name.len, name,
+						  buf, size);
 		if (strcmp(name, "description"))
 			return -ENODATA;
 		desc = perfctrfs_cat_desc(perfctrfs_sbi(inode->i_sb)->cat,
@@ -482,7 +486,7 @@ static ssize_t perfctrfs_listxattr(struct dentry *dentry, char *list,
 				   size_t size)
 {
 	static const char *const names[] = {
-		"counters", "encoding", "description",
+		"counters", "encoding", "description", "scale", "unit",
 	};
 	struct inode *inode = d_inode(dentry);
 	size_t total = 0, n;

@@ -108,6 +108,8 @@ unsigned int perfctrfs_cat_nr(const struct perfctrfs_cat *cat);
 const char *perfctrfs_cat_name(const struct perfctrfs_cat *cat, unsigned int i);
 const char *perfctrfs_cat_desc(const struct perfctrfs_cat *cat,
 			       const char *name, size_t len);
+int perfctrfs_cat_prop(const char *name, size_t len, const char *prop,
+		       char *buf, size_t size);
 bool perfctrfs_cat_countable(struct perfctrfs_cat *cat,
 			     const struct perfctrfs_cpu *cpu, unsigned int i);
 int perfctrfs_probe_spec(const struct perfctrfs_cpu *cpu,

@@ -119,6 +119,28 @@ config_of() {
 	echo "$output" | grep -qx 'user.perfctr.encoding="type=1,config=0x1"' || die "getfattr -d: $output"
 }
 
+@test "a PMU alias's user.perfctr.scale and .unit are its sysfs .scale and .unit, and only where it has them" {
+	assert_eq "$("$H/xattr" "$M/all/task_clock" user.perfctr.scale)" ENODATA "task_clock scale"
+	assert_eq "$("$H/xattr" "$M/all/task_clock" user.perfctr.unit)" ENODATA "task_clock unit"
+	local d e f b l src p want n=0
+	for d in "$M"/all/*.*; do
+		e=${d##*/}
+		src=
+		for f in /sys/bus/event_source/devices/"${e%%.*}"/events/*; do
+			b=${f##*/} l=${b,,}
+			[[ $b != *.* && ${l//-/_} == "${e#*.}" ]] && src=$f
+		done
+		[ -n "$src" ] || continue
+		n=$((n + 1))
+		for p in scale unit; do
+			want=ENODATA
+			[ -f "$src.$p" ] && want=$(sed 's/[ \n]*$//' "$src.$p")
+			assert_eq "$("$H/xattr" "$d" "user.perfctr.$p")" "$want" "$e $p" || return 1
+		done
+	done
+	[ "$n" -gt 0 ] || skip "no PMU alias on this machine"
+}
+
 @test "060-xattr: no counter left held" {
 	assert_no_leak
 }

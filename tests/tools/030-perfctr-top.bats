@@ -9,14 +9,15 @@ setup() {
 	require_event cpu_clock context_switches
 }
 
-@test "perfctr-top -n 2: two frames, a line per CPU and the total, rates that add up" {
+@test "perfctr-top -n 2: two frames, a line per CPU and the total, rates that add up, perf's names" {
 	ncpu=$(mount_cpus | wc -l)
 	start=$EPOCHREALTIME
-	run --separate-stderr "$T/perfctr-top" -n 2 -d 300ms -e cpu_clock,context_switches
+	run --separate-stderr "$T/perfctr-top" -n 2 -d 300ms -e cpu-clock,context-switches
 	end=$EPOCHREALTIME
 	[ "$status" -eq 0 ]
 	echo "$output"
 	[ "$(grep -c '^perfctr-top .* every 300ms' <<<"$output")" -eq 2 ]
+	grep -Eq '^CPU +cpu-clock +context-swit~$' <<<"$output"
 	grep -q 'refresh 2/2' <<<"$output"
 	# Two frames of the leaves' intervals, not much more.
 	awk -v s="$start" -v e="$end" 'BEGIN { exit !(e - s >= 0.55 && e - s < 10) }'
@@ -33,19 +34,26 @@ setup() {
 
 @test "perfctr-top: fits a narrow terminal and says what it left out" {
 	COLUMNS=40 run --separate-stderr "$T/perfctr-top" -n 1 -d 100ms \
-		-e cpu_clock,context_switches,cpu_clock,context_switches
+		-e cpu-clock,cs,cpu-clock,cs
 	[ "$status" -eq 0 ]
 	echo "$output"
 	awk 'length($0) > 40 { exit 1 }' <<<"$output"
 	grep -q 'more events: widen the terminal' <<<"$output"
 }
 
-@test "perfctr-top: usage errors exit 2, an unknown event 1" {
+@test "perfctr-top: usage errors and events that do not parse exit 2, an event not here 1" {
 	run --separate-stderr "$T/perfctr-top" -n x
 	[ "$status" -eq 2 ]
 	run --separate-stderr "$T/perfctr-top" -d 0
 	[ "$status" -eq 2 ]
 	run --separate-stderr "$T/perfctr-top" -n 1 -e no_such_event
-	[ "$status" -eq 1 ]
+	[ "$status" -eq 2 ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
+	run --separate-stderr "$T/perfctr-top" -n 1 -e '{cs,faults}'
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"groups are not shown"* ]]
+	[ -d "$M/0/cycles" ] && skip "this machine counts cycles"
+	run --separate-stderr "$T/perfctr-top" -n 1 -e cs,cycles
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"'cycles' is not countable"* ]]
 }

@@ -13,7 +13,7 @@ setup() {
 @test "perfctr-prom: promtool accepts the file, one series per CPU and a system-wide one" {
 	require_cmd promtool
 	out=$BATS_TEST_TMPDIR/perfctr.prom
-	run --separate-stderr "$T/perfctr-prom" -n 1 -i 300ms -o "$out" -e context_switches,cpu_clock
+	run --separate-stderr "$T/perfctr-prom" -n 1 -i 300ms -o "$out" -e context-switches,cpu-clock
 	[ "$status" -eq 0 ]
 	cat "$out"
 	promtool check metrics <"$out"
@@ -34,7 +34,7 @@ setup() {
 
 @test "perfctr-prom: counters only grow, and a reader never sees half a file" {
 	out=$BATS_TEST_TMPDIR/perfctr.prom
-	"$T/perfctr-prom" -n 8 -i 100ms -o "$out" -e context_switches 2>"$BATS_TEST_TMPDIR/err" &
+	"$T/perfctr-prom" -n 8 -i 100ms -o "$out" -e cs 2>"$BATS_TEST_TMPDIR/err" &
 	pid=$!
 	last=0 reads=0
 	while kill -0 "$pid" 2>/dev/null; do
@@ -57,8 +57,12 @@ setup() {
 	[ "$status" -eq 1 ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	run --separate-stderr "$T/perfctr-prom" -n 1 -o - -e no_such_event
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"event syntax error: 'no_such_event'"* ]]
+	# The list is perf's: PMU terms are one event, not split at commas.
+	run --separate-stderr "$T/perfctr-prom" -n 1 -o - -e 'nopmu/event=0x3c,umask=0x0/'
 	[ "$status" -eq 1 ]
-	[[ $stderr == *"'no_such_event' not found"* ]]
+	[[ $stderr == *"'nopmu/event=0x3c,umask=0x0/' not found"* ]]
 	run --separate-stderr "$T/perfctr-prom" -i 5x
 	[ "$status" -eq 2 ]
 }

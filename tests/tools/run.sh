@@ -36,6 +36,8 @@ filter=()
 
 log "building proto-fuse"
 make -s -C "$top/proto-fuse" >&2 || abort "make -C proto-fuse failed"
+make -s -C "$top/tools" >&2 || abort "make -C tools failed"
+make -s -C "$top/tests/helpers" >&2 || abort "make -C tests/helpers failed"
 daemon=$top/proto-fuse/perfctrfs-fuse
 [ -x "$daemon" ] || abort "no $daemon after make"
 export PERFCTR_FUSE_BIN=$daemon
