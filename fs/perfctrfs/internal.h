@@ -110,8 +110,9 @@ const char *perfctrfs_cat_desc(const struct perfctrfs_cat *cat,
 			       const char *name, size_t len);
 bool perfctrfs_cat_countable(struct perfctrfs_cat *cat,
 			     const struct perfctrfs_cpu *cpu, unsigned int i);
-int perfctrfs_probe_spec(const struct perfctrfs_cpu *cpu,
-			 const struct perfctrfs_event_spec *spec);
+int perfctrfs_cat_check(struct perfctrfs_cat *cat,
+			const struct perfctrfs_cpu *cpu,
+			const struct perfctrfs_event_spec *spec);
 int perfctrfs_catalog_init(void);
 
 #endif /* _PERFCTRFS_INTERNAL_H */

@@ -26,6 +26,145 @@ teardown() {
 }
 
 # ---- lookups are pure: both backends ------------------------------------
+#
+# A lookup or readdir never creates a perf event for a name the caller
+# composed (interface.md, "Lookup is pure; open decides").  perf numbers
+# every event it makes from one global counter, which the lookupid helper
+# reads before and after its lookups: "made 0" means nothing anywhere,
+# kernel or daemon, made a perf event meanwhile.
+
+# The PMUs of the running kernel, by their sysfs names.
+have_pmu() { [ -d "/sys/bus/event_source/devices/$1" ]; }
+
+# pure_lookups EXPECT NAME...: under each CPU directory in turn ("all",
+# then online CPUs: fresh names each time, so nothing is answered from
+# a cache), look every NAME up; each must answer EXPECT (or ENOENT for a
+# PMU this kernel lacks), and on at least one round no perf event may
+# have been made (one round suffices: other processes' events only add).
+# Skips when perf_event_open(2) refuses this caller the counting event.
+pure_lookups() {
+	local expect=$1 dirs d n out made=x rounds=0 bad=
+	shift
+	dirs="all $(online_cpus | head -n 3)"
+	for d in $dirs; do
+		local paths=()
+		for n; do paths+=("$M/$d/$n"); done
+		out=$("$H/lookupid" ${PURE_STRING:+-s "$PURE_STRING"} "${paths[@]}")
+		case $out in noperf*) skip "perf_event_open(2) refuses this caller a counting event: ${out#noperf }" ;; esac
+		rounds=$((rounds + 1))
+		local i=0 r
+		while IFS= read -r r; do
+			case $r in
+			made\ *)
+				[ "$made" = 0 ] || made=${r#made }
+				continue
+				;;
+			esac
+			[ "$r" = "$expect" ] || [ "$r" = ENOENT ] || bad+=" $d/${paths[$i]##*/}->$r"
+			i=$((i + 1))
+		done <<< "$out"
+		[ "$made" = 0 ] && [ $rounds -ge 1 ] && break
+	done
+	[ -z "$bad" ] || die "lookups answered:$bad"
+	assert_eq "$made" 0 "perf events made by lookups of composed names"
+}
+
+@test "150-hostile: a lookup of a composed name makes no perf event" {
+	pure_lookups dir software.config=3 software.config=0x5 0x4064 \
+		"task_clock:u+page_faults:k+software.config=0x2" \
+		tracepoint.config=1 tracepoint.config=0x2 \
+		kprobe.config2=0xffffffff81000000 breakpoint.config=0x1 \
+		uprobe.config1=0x1000,config2=0x10
+}
+
+@test "150-hostile: readdir makes no perf event and lists no composed name" {
+	local out d round made=x
+	# the catalogue was probed at mount (or hotplug): a listing reads it
+	for round in 1 2 3; do
+		out=$("$H/lookupid" "$M/all/" $(online_cpus | head -n 2 | sed "s|.*|$M/&/|"))
+		case $out in noperf*) skip "perf_event_open(2) refuses this caller a counting event" ;; esac
+		made=$(echo "$out" | sed -n 's/^made //p')
+		[ "$made" = 0 ] && break
+	done
+	assert_eq "$made" 0 "perf events made by listing CPU directories: $out"
+	run names_of "$M/all"
+	[ "$status" -eq 0 ]
+	! echo "$output" | grep -qE '=|^0x' || die "composed names listed: $output"
+}
+
+@test "150-hostile: tracepoint.config=1 (ftrace's function tracer) registers nothing at lookup" {
+	have_pmu tracepoint || skip "no tracepoint PMU in this kernel"
+	pure_lookups dir tracepoint.config=1 tracepoint.config=0x1:u \
+		"tracepoint.config=1+tracepoint.config=2"
+}
+
+@test "150-hostile: a kprobe lookup arms nothing and answers alike for kernel text and garbage" {
+	have_pmu kprobe || skip "no kprobe PMU in this kernel"
+	local text
+	text=$(awk '$3 == "vfs_read" && $2 ~ /^[Tt]$/ { print $1; exit }' /proc/kallsyms 2>/dev/null)
+	[ -n "$text" ] && [ -n "${text//0/}" ] ||
+		skip "kernel addresses are hidden from this user (kallsyms shows zeros): root's run poses the oracle"
+	text=0x$(echo "$text" | sed 's/^0*//')
+	local a b
+	a=$(lookup "$M/all/kprobe.config2=$text") b=$(lookup "$M/all/kprobe.config2=0x1")
+	assert_eq "$a" "$b" "lookup of a kprobe at kernel text ($text) vs at 0x1"
+	a=$(lookup "$M/0/kprobe.retprobe=1,config2=$text") b=$(lookup "$M/0/kprobe.retprobe=1,config2=0x1")
+	assert_eq "$a" "$b" "lookup of a kretprobe at kernel text vs at 0x1, CPU 0"
+	pure_lookups dir "kprobe.config2=$text" "kprobe.retprobe=1,config2=$text"
+}
+
+@test "150-hostile: a uprobe lookup does not tell whether a file exists where the caller cannot look" {
+	have_pmu uprobe || skip "no uprobe PMU in this kernel"
+	local d=$BATS_TEST_TMPDIR/closed run_as=() yes no
+	mkdir -p "$d"
+	echo secret > "$d/exists"
+	if is_root; then
+		# root may look anywhere: the oracle is for another user
+		require_user perfctr-t1
+		chmod 700 "$d"
+		as_user_argv perfctr-t1
+		run_as=("${AS_USER[@]}")
+		chmod 755 "$BATS_TEST_TMPDIR"
+	else
+		chmod 000 "$d"
+	fi
+	[ "$("${run_as[@]}" "$H/fsop" stat "$d/exists" | cut -d' ' -f1)" = EACCES ] ||
+		{ chmod 755 "$d"; skip "this caller can look into a 0700 directory of another user"; }
+	yes=$("${run_as[@]}" "$H/lookupid" -s "$d/exists" "$M/all/uprobe.config1=%p,config2=0x0" "$M/0/uprobe.config1=%p,config2=0x0")
+	no=$("${run_as[@]}" "$H/lookupid" -s "$d/absent" "$M/all/uprobe.config1=%p,config2=0x0" "$M/0/uprobe.config1=%p,config2=0x0")
+	chmod 755 "$d"
+	case $yes in noperf*) skip "perf_event_open(2) refuses this caller a counting event" ;; esac
+	assert_eq "$(echo "$yes" | grep -v '^made')" "$(echo "$no" | grep -v '^made')" \
+		"lookups naming a file that exists vs one that does not"
+	assert_eq "$(echo "$yes" | sed -n 's/^made //p')" 0 "perf events made by the lookups (existing file)"
+	assert_eq "$(echo "$no" | sed -n 's/^made //p')" 0 "perf events made by the lookups (absent file)"
+}
+
+@test "150-hostile: composed term values have one spelling: leading zeros and upper case are ENOENT" {
+	local n r bad=
+	for n in software.config=01 software.config=0x01 software.config=00 \
+		software.config=0x0a software.config=0X1 software.config=0xA \
+		software.config=0x0000000000000001 \
+		"task_clock+software.config=007"; do
+		r=$(lookup "$M/all/$n")
+		[ "$r" = ENOENT ] || bad+=" $n->$r"
+	done
+	[ -z "$bad" ] || die "not ENOENT:$bad"
+	for n in software.config=1 software.config=0x1 software.config=0 \
+		software.config=0x0 software.config=0xa software.config=10; do
+		r=$(lookup "$M/all/$n")
+		[ "$r" = dir ] || bad+=" $n->$r"
+	done
+	[ -z "$bad" ] || die "did not resolve:$bad"
+}
+
+@test "150-hostile: a composed raw code resolves, and its open gives perf's errno for the opener" {
+	local want got
+	assert_eq "$(lookup "$M/all/0x4064")" dir "lookup of all/0x4064"
+	want=$("$H/perfopen" "4:0x4064:u" | cut -d' ' -f1)
+	got=$("$H/fsop" open "$(leaf all 0x4064:u self simple 0)" rdonly) || true
+	assert_eq "$got" "$want" "open of all/0x4064:u vs perf_event_open(2)"
+}
 
 # ---- the kernel filesystem ----------------------------------------------
 
