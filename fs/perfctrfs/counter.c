@@ -12,12 +12,11 @@
  * group in stock 6.1; reading members one by one is not a group (they
  * would be scheduled apart and read at different moments).
  * kernel/patches/0002-perf-kernel-counter-group.patch adds three small
- * exports that reuse the syscall's own code: perf_event_create_kernel_group()
- * (the group_fd rules of perf_event_open(2)), perf_event_read_group_kernel()
- * (PERF_FORMAT_GROUP's read) and perf_event_ioctl_kernel() (the ENABLE,
- * DISABLE and RESET ioctls, children and siblings included).  Without that
- * patch (PERF_HAVE_KERNEL_GROUP undefined) single events still work and a
- * '+' group fails open with EOPNOTSUPP.
+ * functions that reuse the syscall's own code:
+ * perf_event_create_kernel_group() (the group_fd rules of
+ * perf_event_open(2)), perf_event_read_group_kernel() (PERF_FORMAT_GROUP's
+ * read) and perf_event_ioctl_kernel() (the ENABLE, DISABLE and RESET
+ * ioctls, children and siblings included).
  *
  * Permissions.  Kernel counters skip the checks of perf_event_open(2), so
  * perfctrfs_counters_open() makes them for the opener, in the syscall's
@@ -40,6 +39,7 @@
 #include <linux/capability.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/math64.h>
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
@@ -322,16 +322,8 @@ static int perfctrfs_create(struct perfctrfs_counters *c,
 	struct perf_event **ev = &c->ev[c->nr_inst * c->nr];
 	int err;
 
-#ifdef PERF_HAVE_KERNEL_GROUP
 	err = perf_event_create_kernel_group(attrs, c->nr, cpu, task,
 					     perfctrfs_overflow, c, ev);
-#else
-	if (c->nr > 1)
-		return -EOPNOTSUPP;
-	ev[0] = perf_event_create_kernel_counter(attrs, cpu, task,
-						 perfctrfs_overflow, c);
-	err = PTR_ERR_OR_ZERO(ev[0]);
-#endif
 	if (err)
 		return err;
 	c->tasks[c->nr_inst++] = task;
@@ -605,68 +597,6 @@ void perfctrfs_counters_close(struct perfctrfs_counters *c)
 	c->ring = NULL;
 }
 
-/* Read one group member by member: a group CPU hotplug split apart. */
-static void perfctrfs_read_members(struct perfctrfs_counters *c,
-				   unsigned int i, struct perfctrfs_values *v)
-{
-	u64 enabled, running;
-	unsigned int m;
-
-	for (m = 0; m < c->nr; m++) {
-		v->count[m] += perf_event_read_value(c->ev[i * c->nr + m],
-						     &enabled, &running);
-		if (!m) {
-			v->enabled += enabled;
-			v->running += running;
-		}
-	}
-}
-
-/**
- * perfctrfs_counters_read() - read an open leaf's counters, summed
- * @c: the counters
- * @v: receives each member's count and the times, summed over the groups
- *
- * Each group is read at once, as PERF_FORMAT_GROUP reads it; inherited
- * children are included.  Process context; sleeps.
- *
- * Return: 0 (the reads themselves cannot fail).
- */
-int perfctrfs_counters_read(struct perfctrfs_counters *c,
-			    struct perfctrfs_values *v)
-{
-	unsigned int i, m;
-
-	memset(v, 0, sizeof(*v));
-	for (i = 0; i < c->nr_inst; i++) {
-		/*
-		 * A group of one is its leader: perf_event_read_value() is
-		 * read(2) on a perf fd, without the group read's allocation.
-		 */
-		if (c->nr == 1) {
-			perfctrfs_read_members(c, i, v);
-			continue;
-		}
-#ifdef PERF_HAVE_KERNEL_GROUP
-		u64 vals[2 + PERFCTRFS_MAX_GROUP];
-		int n;
-
-		n = perf_event_read_group_kernel(c->ev[i * c->nr], vals,
-						 2 + c->nr);
-		if (n == c->nr) {
-			v->enabled += vals[0];
-			v->running += vals[1];
-			for (m = 0; m < c->nr; m++)
-				v->count[m] += vals[2 + m];
-			continue;
-		}
-		/* Split by hotplug, or children mid-exit (ECHILD). */
-#endif
-		perfctrfs_read_members(c, i, v);
-	}
-	return 0;
-}
-
 /*
  * CPU hotplug.  When a CPU goes offline, perf_event_exit_cpu_context()
  * takes every CPU-wide event of that CPU out of its context: it is left
@@ -687,6 +617,96 @@ static bool perfctrfs_group_unplugged(struct perfctrfs_counters *c,
 	return !c->tasks[i] &&
 	       !(READ_ONCE(c->ev[i * c->nr]->attach_state) &
 		 PERF_ATTACH_CONTEXT);
+}
+
+/* Read one group member by member: a group CPU hotplug took apart. */
+static void perfctrfs_read_members(struct perfctrfs_counters *c,
+				   unsigned int i, struct perfctrfs_values *v)
+{
+	u64 enabled, running;
+	unsigned int m;
+
+	for (m = 0; m < c->nr; m++) {
+		v->count[m] += perf_event_read_value(c->ev[i * c->nr + m],
+						     &enabled, &running);
+		if (!m) {
+			v->enabled += enabled;
+			v->running += running;
+		}
+	}
+}
+
+/*
+ * The group read of one group, children summed in.  An inherited child
+ * group is taken apart member by member when its thread exits, and perf
+ * refuses (-ECHILD) to sum a group whose child is half gone: wait for the
+ * exit to finish, a matter of microseconds, rather than mix members read
+ * apart.  Bounded: perf's errno if it does not.
+ */
+static int perfctrfs_read_group(struct perf_event *leader, u64 *vals,
+				unsigned int nr)
+{
+	unsigned int tries;
+	int n;
+
+	for (tries = 0; ; tries++) {
+		n = perf_event_read_group_kernel(leader, vals, nr);
+		if (n != -ECHILD || tries == 100)
+			return n;
+		if (tries < 10)
+			cond_resched();
+		else
+			usleep_range(100, 200);
+	}
+}
+
+/**
+ * perfctrfs_counters_read() - read an open leaf's counters, summed
+ * @c: the counters
+ * @v: receives each member's count and the times, summed over the groups
+ *
+ * Each group is read at once, as PERF_FORMAT_GROUP reads it; inherited
+ * children are included.  Process context; sleeps.
+ *
+ * Return: 0, or the errno of a group read perf refused.
+ */
+int perfctrfs_counters_read(struct perfctrfs_counters *c,
+			    struct perfctrfs_values *v)
+{
+	u64 vals[2 + PERFCTRFS_MAX_GROUP];
+	unsigned int i, m;
+	int n;
+
+	memset(v, 0, sizeof(*v));
+	for (i = 0; i < c->nr_inst; i++) {
+		/*
+		 * A group of one is its leader: perf_event_read_value() is
+		 * read(2) on a perf fd, without the group read's allocation.
+		 */
+		if (c->nr == 1) {
+			perfctrfs_read_members(c, i, v);
+			continue;
+		}
+		n = perfctrfs_read_group(c->ev[i * c->nr], vals, 2 + c->nr);
+		if (n == c->nr) {
+			v->enabled += vals[0];
+			v->running += vals[1];
+			for (m = 0; m < c->nr; m++)
+				v->count[m] += vals[2 + m];
+			continue;
+		}
+		/*
+		 * A CPU-wide group whose CPU went offline was taken apart by
+		 * perf at one moment: its members stopped counting together,
+		 * and their last counts, read one by one, are still one
+		 * measurement.  Any other failure is perf's error to report:
+		 * members read apart would be no measurement at all.
+		 */
+		if (!perfctrfs_group_unplugged(c, i))
+			return n < 0 ? n : -EIO;
+		perfctrfs_read_members(c, i, v);
+	}
+	return 0;
 }
 
 /**
@@ -730,18 +750,9 @@ int perfctrfs_counters_control(struct perfctrfs_counters *c, unsigned int cmd)
 		if (cmd == PERF_EVENT_IOC_ENABLE &&
 		    perfctrfs_group_unplugged(c, i))
 			continue;
-#ifdef PERF_HAVE_KERNEL_GROUP
 		err = perf_event_ioctl_kernel(leader, cmd, PERF_IOC_FLAG_GROUP);
 		if (err)
 			return err;
-#else
-		if (cmd == PERF_EVENT_IOC_ENABLE)
-			perf_event_enable(leader);
-		else if (cmd == PERF_EVENT_IOC_DISABLE)
-			perf_event_disable(leader);
-		else
-			return -EOPNOTSUPP;
-#endif
 	}
 	if (cmd == PERF_EVENT_IOC_RESET) {
 		atomic64_set(&c->irq_total, 0);
@@ -771,9 +782,8 @@ u64 perfctrfs_counters_unsampled(struct perfctrfs_counters *c)
 	struct perfctrfs_values v;
 	u64 due, seen;
 
-	if (!c->period)
+	if (!c->period || perfctrfs_counters_read(c, &v))
 		return 0;
-	perfctrfs_counters_read(c, &v);
 	due = div64_u64(v.count[0], c->period);
 	seen = atomic64_read(&c->overflows) + c->unsampled;
 	if (due <= seen + 1)
