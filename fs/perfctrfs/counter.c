@@ -19,15 +19,15 @@
  * ioctls, children and siblings included).
  *
  * Permissions.  Kernel counters skip the checks of perf_event_open(2), so
- * perfctrfs_counters_open() makes them for the opener, in the syscall's
- * order (SYSCALL_DEFINE5(perf_event_open) in kernel/events/core.c, 6.1):
- * perf_paranoid_any() without CAP_SYS_ADMIN (EACCES), the LSM's
- * PERF_SECURITY_OPEN, perf_allow_kernel() unless kernel space is excluded
- * (EACCES), the task lookup (ESRCH), perf_allow_cpu() for a CPU-wide
+ * perfctrfs_counters_open() has perf core make them for the opener, with
+ * the syscall's own code (kernel/patches/0003): perf_event_open_permitted()
+ * for each member (perf_event_paranoid, the LSM's open hook, counting the
+ * kernel), then the task lookup (ESRCH), perf_allow_cpu() for a CPU-wide
  * counter (made by find_get_context() inside the create call, for current,
- * as the syscall gets it), then perf_check_permission(): CAP_PERFMON or
- * ptrace read access, under exec_update_lock held across the install
- * (EACCES).
+ * as the syscall gets it), then perf_check_permission() (CAP_PERFMON or
+ * ptrace read access by the opener's real credentials) under
+ * exec_update_lock held across the install.  Every read passes the LSM's
+ * read hook, as perf_read() does.
  *
  * Contexts.  Everything here but the overflow handler runs in process
  * context and may sleep; file.c holds its per-file mutex around reads and
@@ -241,26 +241,15 @@ static int perfctrfs_build_attrs(const struct perfctrfs_leaf *leaf,
 }
 
 /* perf_event_open(2)'s checks that do not depend on the target. */
-static int perfctrfs_check_open(const struct perf_event_attr *attrs,
-				unsigned int nr)
+static int perfctrfs_check_open(struct perf_event_attr *attrs, unsigned int nr)
 {
 	unsigned int i;
 	int err;
 
-	if (perf_paranoid_any() && !capable(CAP_SYS_ADMIN))
-		return -EACCES;
 	for (i = 0; i < nr; i++) {
-		/* The hooks take a non-const attr but only read it. */
-		struct perf_event_attr *a = (struct perf_event_attr *)&attrs[i];
-
-		err = security_perf_event_open(a, PERF_SECURITY_OPEN);
+		err = perf_event_open_permitted(&attrs[i]);
 		if (err)
 			return err;
-		if (!a->exclude_kernel) {
-			err = perf_allow_kernel(a);
-			if (err)
-				return err;
-		}
 	}
 	return 0;
 }
@@ -356,13 +345,10 @@ static int perfctrfs_open_tasks(struct perfctrfs_counters *c,
 	unsigned int i;
 	int err;
 
-	/* perf_check_permission(): CAP_PERFMON, or may ptrace-read it. */
-	if (!perfmon_capable()) {
-		for (i = 0; i < nr; i++)
-			if (!ptrace_may_access(threads[i],
-					       PTRACE_MODE_READ_REALCREDS))
-				return -EACCES;
-	}
+	/* CAP_PERFMON, or the opener may ptrace-read every thread. */
+	for (i = 0; i < nr; i++)
+		if (!perf_check_permission(attrs, threads[i]))
+			return -EACCES;
 	for (i = 0; i < nr; i++) {
 		err = perfctrfs_create(c, attrs, cpu, threads[i]);
 		/*
@@ -658,6 +644,28 @@ static int perfctrfs_read_group(struct perf_event *leader, u64 *vals,
 		else
 			usleep_range(100, 200);
 	}
+}
+
+/**
+ * perfctrfs_counters_may_read() - the LSM's word on a read by current
+ * @c: the counters of an open leaf
+ *
+ * perf_read() asks security_perf_event_read() on every read of a perf
+ * fd; a read of a leaf asks it for each group it reads.  Process context.
+ *
+ * Return: 0, or the LSM's refusal.
+ */
+int perfctrfs_counters_may_read(struct perfctrfs_counters *c)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < c->nr_inst; i++) {
+		err = security_perf_event_read(c->ev[i * c->nr]);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /**

@@ -97,6 +97,7 @@ struct perfctrfs_values {
 int perfctrfs_counters_open(struct perfctrfs_counters *c,
 			    const struct perfctrfs_leaf *leaf);
 void perfctrfs_counters_close(struct perfctrfs_counters *c);
+int perfctrfs_counters_may_read(struct perfctrfs_counters *c);
 int perfctrfs_counters_read(struct perfctrfs_counters *c,
 			    struct perfctrfs_values *v);
 int perfctrfs_counters_control(struct perfctrfs_counters *c, unsigned int cmd);

@@ -311,6 +311,9 @@ static ssize_t perfctrfs_leaf_read_iter(struct kiocb *iocb,
 	size_t n;
 	int err;
 
+	err = perfctrfs_counters_may_read(&o->c);
+	if (err)
+		return err;
 	if (perfctrfs_is_stream(o->leaf))
 		return perfctrfs_read_stream(iocb, to);
 
@@ -339,6 +342,10 @@ static ssize_t perfctrfs_leaf_read(struct file *file, char __user *buf,
 	size_t n;
 	int err;
 
+	/* as perf_read(): the LSM judges every read, not only the open */
+	err = perfctrfs_counters_may_read(&o->c);
+	if (err)
+		return err;
 	if (perfctrfs_is_stream(o->leaf)) {
 		struct kiocb kiocb;
 		struct iov_iter iter;
