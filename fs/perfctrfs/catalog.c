@@ -192,7 +192,7 @@ static int perfctrfs_walk_group(struct pmu *pmu, const char *group,
 
 	if (!pmu->dev)
 		return 0;
-	page = (char *)get_zeroed_page(GFP_KERNEL);
+	page = (char *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
 	if (!page)
 		return -ENOMEM;
 	for (l = 0; l < ARRAY_SIZE(lists); l++) {
@@ -289,13 +289,13 @@ static int perfctrfs_add_format(void *ctx, const char *name, const char *text)
 	if (pmu->nr_formats == x->cap_formats) {
 		x->cap_formats = x->cap_formats ? 2 * x->cap_formats : 8;
 		f = krealloc_array((void *)pmu->formats, x->cap_formats,
-				   sizeof(*f), GFP_KERNEL);
+				   sizeof(*f), GFP_KERNEL_ACCOUNT);
 		if (!f)
 			return -ENOMEM;
 		pmu->formats = f;
 	}
 	f = (struct perfctrfs_format *)&pmu->formats[pmu->nr_formats];
-	f->name = kstrdup(name, GFP_KERNEL);
+	f->name = kstrdup(name, GFP_KERNEL_ACCOUNT);
 	if (!f->name)
 		return -ENOMEM;
 	f->word = word;
@@ -322,21 +322,21 @@ static int perfctrfs_add_alias(void *ctx, const char *name, const char *terms,
 	if (pmu->nr_aliases == x->cap_aliases) {
 		x->cap_aliases = x->cap_aliases ? 2 * x->cap_aliases : 16;
 		a = krealloc_array((void *)pmu->aliases, x->cap_aliases,
-				   sizeof(*a), GFP_KERNEL);
+				   sizeof(*a), GFP_KERNEL_ACCOUNT);
 		if (!a)
 			return -ENOMEM;
 		pmu->aliases = a;
 		d = krealloc_array(x->descs, x->cap_aliases, sizeof(*d),
-				   GFP_KERNEL);
+				   GFP_KERNEL_ACCOUNT);
 		if (!d)
 			return -ENOMEM;
 		x->descs = d;
 	}
 	a = (struct perfctrfs_alias *)&pmu->aliases[pmu->nr_aliases];
-	a->name = kstrdup(path + skip, GFP_KERNEL);
-	a->terms = kstrdup(terms, GFP_KERNEL);
+	a->name = kstrdup(path + skip, GFP_KERNEL_ACCOUNT);
+	a->terms = kstrdup(terms, GFP_KERNEL_ACCOUNT);
 	d = &x->descs[pmu->nr_aliases];
-	*d = desc ? kstrdup(desc, GFP_KERNEL) : NULL;
+	*d = desc ? kstrdup(desc, GFP_KERNEL_ACCOUNT) : NULL;
 	pmu->nr_aliases++;	/* counted now, so that a failure frees them */
 	if (!a->name || !a->terms || (desc && !*d))
 		return -ENOMEM;
@@ -354,11 +354,11 @@ static int perfctrfs_add_pmu(struct device *dev, void *data)
 
 	if (!pmu || !pmu->name || pmu->type < 0)
 		return 0;
-	p = krealloc_array(cat->pmus, cat->nr_pmus + 1, sizeof(*p), GFP_KERNEL);
+	p = krealloc_array(cat->pmus, cat->nr_pmus + 1, sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p)
 		return -ENOMEM;
 	cat->pmus = p;
-	x = krealloc_array(b->extra, cat->nr_pmus + 1, sizeof(*x), GFP_KERNEL);
+	x = krealloc_array(b->extra, cat->nr_pmus + 1, sizeof(*x), GFP_KERNEL_ACCOUNT);
 	if (!x)
 		return -ENOMEM;
 	b->extra = x;
@@ -367,7 +367,7 @@ static int perfctrfs_add_pmu(struct device *dev, void *data)
 	x = &b->extra[b->cur];
 	memset(p, 0, sizeof(*p));
 	memset(x, 0, sizeof(*x));
-	p->name = kstrdup(pmu->name, GFP_KERNEL);
+	p->name = kstrdup(pmu->name, GFP_KERNEL_ACCOUNT);
 	if (!p->name)
 		return -ENOMEM;
 	p->type = pmu->type;
@@ -393,7 +393,7 @@ static int perfctrfs_add_entry(struct perfctrfs_cat *cat, unsigned int *cap,
 			return 0;
 	if (cat->nr_ents == *cap) {
 		*cap = *cap ? 2 * *cap : 64;
-		e = krealloc_array(cat->ents, *cap, sizeof(*e), GFP_KERNEL);
+		e = krealloc_array(cat->ents, *cap, sizeof(*e), GFP_KERNEL_ACCOUNT);
 		if (!e)
 			return -ENOMEM;
 		cat->ents = e;
@@ -402,8 +402,8 @@ static int perfctrfs_add_entry(struct perfctrfs_cat *cat, unsigned int *cap,
 	/* only what the grammar accepts is listed: readdir agrees with lookup */
 	if (perfctrfs_parse_event(name, strlen(name), &cat->grammar, &e->spec))
 		return 0;
-	e->name = kstrdup(name, GFP_KERNEL);
-	e->desc = desc ? kstrdup(desc, GFP_KERNEL) : NULL;
+	e->name = kstrdup(name, GFP_KERNEL_ACCOUNT);
+	e->desc = desc ? kstrdup(desc, GFP_KERNEL_ACCOUNT) : NULL;
 	if (!e->name || (desc && !e->desc)) {
 		kfree(e->name);
 		kfree(e->desc);
@@ -540,7 +540,7 @@ struct perfctrfs_cat *perfctrfs_cat_build(void)
 	bus = perfctrfs_pmu_bus();
 	if (!bus)
 		return ERR_PTR(-ENODEV);
-	cat = kzalloc(sizeof(*cat), GFP_KERNEL);
+	cat = kzalloc(sizeof(*cat), GFP_KERNEL_ACCOUNT);
 	if (!cat)
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&cat->lock);
@@ -555,13 +555,13 @@ struct perfctrfs_cat *perfctrfs_cat_build(void)
 	ret = perfctrfs_add_entries(cat, b.extra);
 	if (ret)
 		goto out;
-	cat->cache = kcalloc(nr_cpu_ids + 1, sizeof(*cat->cache), GFP_KERNEL);
+	cat->cache = kcalloc(nr_cpu_ids + 1, sizeof(*cat->cache), GFP_KERNEL_ACCOUNT);
 	if (!cat->cache) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i <= nr_cpu_ids; i++) {
-		cat->cache[i].bits = bitmap_zalloc(cat->nr_ents, GFP_KERNEL);
+		cat->cache[i].bits = bitmap_zalloc(cat->nr_ents, GFP_KERNEL_ACCOUNT);
 		if (!cat->cache[i].bits) {
 			ret = -ENOMEM;
 			goto out;

@@ -44,7 +44,9 @@
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/sched/task.h>
 #include <linux/security.h>
 #include <linux/slab.h>
@@ -172,6 +174,77 @@ bool perfctrfs_ring_ready(struct perfctrfs_counters *c)
 	       pos + 1;
 }
 
+/* The pages an irq ring is charged as locked memory. */
+#define PERFCTRFS_RING_PAGES \
+	DIV_ROUND_UP(PERFCTRFS_RING_SIZE * sizeof(struct perfctrfs_rec), PAGE_SIZE)
+
+/**
+ * perfctrfs_ring_charge() - charge an irq ring to the opener
+ * @ch: zeroed; receives what was charged, for perfctrfs_ring_uncharge()
+ *
+ * An irq ring is to an open leaf what a perf ring buffer is to
+ * perf_mmap(): memory a user pins to receive samples.  It is charged as
+ * perf_mmap() charges one: to the user's perf_event_mlock_kb allowance
+ * (per online CPU) first, the rest to the opener's RLIMIT_MEMLOCK
+ * (pinned_vm), which only CAP_IPC_LOCK or perf_event_paranoid -1 lets a
+ * caller exceed.  Process context, as the opener.
+ *
+ * Return: 0, or -EPERM (mmap()'s errno on a perf fd) when over the limit.
+ */
+int perfctrfs_ring_charge(struct perfctrfs_charge *ch)
+{
+	unsigned long user_lock_limit, user_locked, lock_limit, extra = 0;
+	unsigned long user_extra = PERFCTRFS_RING_PAGES;
+	struct user_struct *user = current_user();
+	struct mm_struct *mm = current->mm;
+	u64 locked;
+
+	user_lock_limit = sysctl_perf_event_mlock >> (PAGE_SHIFT - 10);
+	user_lock_limit *= num_online_cpus();
+	user_locked = atomic_long_read(&user->perf_mlock);
+	/* the sysctl may have been lowered below what is charged already */
+	if (user_locked > user_lock_limit)
+		user_locked = user_lock_limit;
+	user_locked += user_extra;
+	if (user_locked > user_lock_limit) {
+		extra = user_locked - user_lock_limit;
+		user_extra -= extra;
+	}
+	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	locked = (mm ? atomic64_read(&mm->pinned_vm) : 0) + extra;
+	if (extra && (locked > lock_limit || !mm) && perf_is_paranoid() &&
+	    !capable(CAP_IPC_LOCK))
+		return -EPERM;
+
+	atomic_long_add(user_extra, &user->perf_mlock);
+	ch->user = get_uid(user);
+	ch->user_pages = user_extra;
+	if (extra && mm) {
+		atomic64_add(extra, &mm->pinned_vm);
+		mmgrab(mm);
+		ch->mm = mm;
+		ch->mm_pages = extra;
+	}
+	return 0;
+}
+
+/**
+ * perfctrfs_ring_uncharge() - undo perfctrfs_ring_charge()
+ * @ch: what it charged; zeroed after
+ */
+void perfctrfs_ring_uncharge(struct perfctrfs_charge *ch)
+{
+	if (ch->user) {
+		atomic_long_sub(ch->user_pages, &ch->user->perf_mlock);
+		free_uid(ch->user);
+	}
+	if (ch->mm) {
+		atomic64_sub(ch->mm_pages, &ch->mm->pinned_vm);
+		mmdrop(ch->mm);
+	}
+	memset(ch, 0, sizeof(*ch));
+}
+
 /* NMI or hard irq context: record, count, queue; nothing that locks. */
 static void perfctrfs_overflow(struct perf_event *event,
 			       struct perf_sample_data *data,
@@ -272,7 +345,8 @@ static int perfctrfs_collect_threads(struct task_struct *leader,
 	for (tries = 0; ; tries++) {
 		n = get_nr_threads(leader) + 4;
 		/* @few, the caller's, holds a process of a few threads */
-		arr = n <= nr_few ? few : kcalloc(n, sizeof(*arr), GFP_KERNEL);
+		arr = n <= nr_few ? few :
+		      kcalloc(n, sizeof(*arr), GFP_KERNEL_ACCOUNT);
 		if (!arr)
 			return -ENOMEM;
 		i = 0;
@@ -391,8 +465,8 @@ static int perfctrfs_alloc_inst(struct perfctrfs_counters *c, unsigned int n)
 		c->tasks = &c->task_one;
 		return 0;
 	}
-	c->tasks = kcalloc(n, sizeof(*c->tasks), GFP_KERNEL);
-	c->ev = kcalloc(n * c->nr, sizeof(*c->ev), GFP_KERNEL);
+	c->tasks = kcalloc(n, sizeof(*c->tasks), GFP_KERNEL_ACCOUNT);
+	c->ev = kcalloc(n * c->nr, sizeof(*c->ev), GFP_KERNEL_ACCOUNT);
 	return c->tasks && c->ev ? 0 : -ENOMEM;
 }
 
@@ -521,7 +595,7 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 		return -EINVAL;
 
 	/* a single event's attr on the stack: one allocation less an open */
-	attrs = c->nr == 1 ? &one : kcalloc(c->nr, sizeof(*attrs), GFP_KERNEL);
+	attrs = c->nr == 1 ? &one : kcalloc(c->nr, sizeof(*attrs), GFP_KERNEL_ACCOUNT);
 	if (!attrs)
 		return -ENOMEM;
 	err = perfctrfs_build_attrs(leaf, attrs, task, leaf->period.value);
@@ -533,7 +607,7 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 
 	if (c->type == PERFCTRFS_IRQ) {
 		c->ring = kvcalloc(PERFCTRFS_RING_SIZE, sizeof(*c->ring),
-				   GFP_KERNEL);
+				   GFP_KERNEL_ACCOUNT);
 		err = -ENOMEM;
 		if (!c->ring)
 			goto out;
@@ -806,7 +880,8 @@ u64 perfctrfs_counters_unsampled(struct perfctrfs_counters *c)
  *
  * True once every counted thread's event has been through perf's task
  * exit (its final count is in) and, for a process, once no thread of it
- * is left alive; for a CPU-wide leaf, once every CPU it counted on has
+ * is left alive or nothing of it is counted any more (after a setuid
+ * exec, which perf handles as an exit); for a CPU-wide leaf, once every CPU it counted on has
  * gone offline (see perfctrfs_group_unplugged()), which for cpu=all is
  * never while one of them is online.  Any context but NMI; reads state
  * only.
@@ -825,10 +900,21 @@ bool perfctrfs_counters_ended(struct perfctrfs_counters *c)
 				return false;
 		return true;
 	}
-	if (c->proc && atomic_read(&c->proc->signal->live))
-		return false;
 	for (i = 0; i < c->nr_inst; i++)
 		if (READ_ONCE(c->ev[i * c->nr]->state) != PERF_EVENT_STATE_EXIT)
+			return false;
+	if (!c->proc || !atomic_read(&c->proc->signal->live))
+		return true;
+	/*
+	 * Every thread counted from the open is through perf's exit, yet
+	 * the process lives: on in threads (or children) born since, whose
+	 * events are children of ours; or on after a setuid exec, which
+	 * perf treats as an exit (perf_event_exit_task() in begin_new_exec())
+	 * and after which nothing of it is counted.  Unlocked peek: a child
+	 * list only empties for good once no thread of ours is left.
+	 */
+	for (i = 0; i < c->nr_inst; i++)
+		if (!list_empty_careful(&c->ev[i * c->nr]->child_list))
 			return false;
 	return true;
 }

@@ -108,7 +108,7 @@ static struct dentry *perfctrfs_lookup(struct inode *dir, struct dentry *dentry,
 	struct perfctrfs_node *node;
 	struct inode *inode;
 
-	node = kmemdup(parent, sizeof(*node), GFP_KERNEL);
+	node = kmemdup(parent, sizeof(*node), GFP_KERNEL_ACCOUNT);
 	if (!node)
 		return ERR_PTR(-ENOMEM);
 	node->level = parent->level + 1;
@@ -446,7 +446,7 @@ static int perfctrfs_xattr_get(const struct xattr_handler *handler,
 	char *buf;
 	int len;
 
-	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return -ENOMEM;
 	len = perfctrfs_xattr_value(dentry, inode, name, buf, PAGE_SIZE);

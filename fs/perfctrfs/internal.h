@@ -20,6 +20,7 @@
 #include <linux/fs.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
+#include <linux/spinlock.h>
 #include <linux/uidgid.h>
 #include "grammar.h"
 
@@ -78,6 +79,7 @@ struct perfctrfs_cat;		/* catalog.c: opaque */
 
 /* sb->s_fs_info */
 struct perfctrfs_fs_info {
+	spinlock_t opts_lock;		/* guards opts: remount rewrites them */
 	struct perfctrfs_mount_opts opts;
 	struct perfctrfs_cat *cat;
 };

@@ -168,6 +168,94 @@ pure_lookups() {
 
 # ---- the kernel filesystem ----------------------------------------------
 
+require_kernel() {
+	[ "$PERFCTR_BACKEND" = kernel ] || skip "the kernel filesystem's: $1"
+}
+
+# nest_script FILE LEAF MAX: FILE N holds LEAF open once per level, one
+# leafio each, up to MAX levels ("held MAX"), or prints leafio's
+# "open <ERRNO>" and "failed at N" for the level that could not open it.
+nest_script() {
+	cat > "$1" <<-EOF
+	#!/bin/sh
+	[ "\$1" -ge $3 ] && { echo "held \$1"; exit 0; }
+	"$H/leafio" "$2" sh="$1 \$((\$1 + 1))" || echo "failed at \$1"
+	EOF
+	chmod 755 "$1"
+}
+
+@test "150-hostile: irq rings are charged as perf's ring buffers: EPERM past the locked-memory limits" {
+	require_kernel "the FUSE daemon's perf rings are its own (root's) locked memory"
+	local run_as=() d script l out out2
+	if is_root; then
+		# root has CAP_IPC_LOCK: the limit is for a user
+		require_user perfctr-t1
+		as_user_argv perfctr-t1
+		run_as=("${AS_USER[@]}")
+	fi
+	d=$(extra_dir)
+	script=$d/nest.sh
+	l=$(leaf all page_faults:u self irq 1000)
+	nest_script "$script" "$l" 64
+	# with RLIMIT_MEMLOCK 0, only the perf_event_mlock_kb allowance
+	# (516 KiB a CPU by default) is left: a few 96 KiB rings
+	out=$("${run_as[@]}" sh -c "ulimit -l 0 && exec $script 0" 2>&1)
+	# closed, they are uncharged: one opens again
+	out2=$("${run_as[@]}" sh -c "ulimit -l 0 && exec $H/leafio $l sleep=1" 2>&1)
+	rm -rf "$d"
+	echo "$out" | grep -qx 'open EPERM' || die "no EPERM within 64 irq leaves: $out"
+	assert_match "$out" "failed at [1-9]" "irq leaves held before EPERM"
+	assert_eq "$out2" "" "an irq leaf opened after the others closed"
+}
+
+@test "150-hostile: a user's time-period timers are bounded: ENOSPC past 100 leaves of 1ms" {
+	require_kernel "the FUSE daemon's timers are its own"
+	local script=$BATS_TEST_TMPDIR/nest.sh out
+	nest_script "$script" "$(leaf all task_clock$U self simple 1ms)" 120
+	out=$("$script" 0 2>&1)
+	echo "$out" | grep -qx 'open ENOSPC' || die "no ENOSPC within 120 1ms leaves: $(echo "$out" | tail -n 3)"
+	assert_match "$out" "failed at 100" "1ms leaves held before ENOSPC"
+	# the budget is the user's whole: longer periods cost less
+	out=$("$H/leafio" "$(leaf all task_clock$U self simple 1s)" sleep=1 2>&1)
+	assert_eq "$out" "" "a 1s leaf opened after the others closed"
+}
+
+@test "150-hostile: a setuid exec of a process target ends its count-period stream" {
+	require_kernel "the FUSE daemon's side of a setuid exec is not this test's"
+	require_user perfctr-t1
+	local d out pid
+	# busybox run as "sleep", setuid root: perf treats the exec as an exit
+	require_cmd busybox
+	d=$(extra_dir)
+	cp "$(command -v busybox)" "$d/sleep"
+	chmod 4755 "$d/sleep"
+	as_user_argv perfctr-t1
+	"${AS_USER[@]}" /bin/sh -c "sleep 2; exec $d/sleep $((60 * SLOW))" 3>&- &
+	pid=$!
+	# one line per second of task time: the sleeping target never gets there
+	out=$(timeout $((30 * SLOW)) "$H/leafio" "$(leaf all task_clock "$pid" simple 1000000000)" read read)
+	kill -0 "$pid" 2>/dev/null || { rm -rf "$d"; die "the target exited: the test proves nothing"; }
+	kill "$pid"
+	rm -rf "$d"
+	assert_eq "$(echo "$out" | sed -n 2p)" EOF "the stream after the setuid exec: $out"
+	is_count "$(echo "$out" | sed -n 1p)" || die "no last line: $out"
+}
+
+@test "150-hostile: mount options show ids as the reader's user namespace maps them" {
+	require_kernel "FUSE shows its own mount options"
+	require_root
+	require_cmd unshare
+	local d out
+	d=$(extra_dir)
+	mount_extra "$d" uid=1000,gid=1000
+	out=$(unshare -U -r grep " $d " /proc/self/mountinfo 2>&1) ||
+		{ umount_extra "$d"; skip "no user namespaces here: $out"; }
+	umount_extra "$d"
+	# 1000 is not mapped in a namespace that maps only root: overflow ids
+	assert_match "$out" "uid=65534,gid=65534" "mountinfo in a new user namespace"
+	! echo "$out" | grep -q "uid=1000" || die "init_user_ns ids shown: $out"
+}
+
 # ---- the FUSE daemon ----------------------------------------------------
 
 @test "150-hostile: no counter left held" {
