@@ -8,11 +8,20 @@
  * "events" attribute group the driver publishes in sysfs).  The grammar
  * parses names against it; readdir lists from it.
  *
- * Whether an event exists on a CPU is never assumed: it is probed by
- * creating the counter, disabled, and releasing it at once.  Kernel
- * counters skip perf's permission checks, which is what a probe of
- * existence wants; the opener's permission is checked at open by file.c.
- * Readdir's probe results are cached per CPU until a CPU comes or goes.
+ * Whether a catalogue event exists on a CPU is never assumed: it is
+ * probed by creating the counter, disabled, and releasing it at once.
+ * Only the catalogue is probed, and only by the filesystem itself: once at
+ * mount and again after a CPU comes or goes, from a work item, so never
+ * for a name a user composed, never in the looker's task and never more
+ * often than CPUs change.  The entries of PMUs whose event_init acts
+ * (kprobe, uprobe, tracepoint, breakpoint) are not even probed: they have
+ * no aliases today, and must not gain a probe if a driver adds some.
+ *
+ * A lookup answers from those results and from the grammar alone: a
+ * member that encodes like a catalogue entry exists where that entry was
+ * found countable; any other member (a raw code, PMU terms) exists when
+ * it parses against the PMU's sysfs format.  Whether it can really be
+ * counted is perf's answer at open, for the opener (file.c).
  */
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
@@ -28,6 +37,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <linux/workqueue.h>
 #include "internal.h"
 
 /* A named event readdir offers: a builtin or "<pmu>.<alias>". */
@@ -52,13 +62,17 @@ struct perfctrfs_cat {
 	unsigned int nr_ents;
 	struct mutex lock;			/* guards cache[] */
 	struct perfctrfs_probe_cache *cache;	/* nr_cpu_ids + 1: the last is "all" */
+	struct work_struct probe_work;		/* refills cache[] */
+	struct list_head node;			/* on perfctrfs_cats */
 };
 
+/* Every mount's catalogue: CPU hotplug queues each one's probe_work. */
+static LIST_HEAD(perfctrfs_cats);
+static DEFINE_SPINLOCK(perfctrfs_cats_lock);
+
 /*
- * Probes run with the kernel's credentials: a CPU-wide kernel counter still
- * passes perf_allow_cpu() against current's, and a lookup must never
- * depend on who looks (an unprivileged ls of <cpu>/ at paranoid > 0 would
- * otherwise see nothing, and cache that for everyone).
+ * Probes run with the kernel's credentials, in a work item: what the
+ * catalogue lists must not depend on who mounted or who looked first.
  */
 static const struct cred *perfctrfs_probe_cred;
 
@@ -85,18 +99,38 @@ static void perfctrfs_attr_init(struct perf_event_attr *attr,
 	attr->disabled = 1;
 }
 
-static int perfctrfs_probe_one(const struct perfctrfs_cpu *cpu,
-			       const struct perfctrfs_event *ev)
+/* Errnos that say "not now", not "never": the open will tell. */
+static bool perfctrfs_transient(int err)
+{
+	return err == -ENOMEM || err == -EBUSY || err == -EAGAIN ||
+	       err == -EINTR || err == -EMFILE || err == -ENFILE;
+}
+
+/*
+ * Does creating an event of @pmu act on the system (arm a probe, register
+ * a tracer, take a debug register)?  Its events are created only by an
+ * open, as the opener.
+ */
+static bool perfctrfs_pmu_acts(const struct pmu *pmu)
+{
+	return pmu->type == PERF_TYPE_TRACEPOINT ||
+	       pmu->type == PERF_TYPE_BREAKPOINT ||
+	       !strcmp(pmu->name, "kprobe") || !strcmp(pmu->name, "uprobe");
+}
+
+/* Can @cpu count catalogue event @ev?  The probe work only. */
+static bool perfctrfs_probe_one(const struct perfctrfs_cpu *cpu,
+				const struct perfctrfs_event *ev)
 {
 	struct perf_event_attr attr;
 	struct perf_event *event;
 
 	if (ev->type == PERFCTRFS_TYPE_RAW && perfctrfs_arch_raw_check(ev->config))
-		return -ENOENT;
+		return false;
 	perfctrfs_attr_init(&attr, ev);
 	/*
-	 * "all" follows a task from CPU to CPU: probe it as a counter on the
-	 * caller, which is also how pid counters are made, so a CPU-only PMU
+	 * "all" follows a task from CPU to CPU: probe it as a counter on a
+	 * task, which is also how pid counters are made, so a CPU-only PMU
 	 * (uncore, msr on some models) is rightly refused there.
 	 */
 	if (cpu->all)
@@ -106,34 +140,9 @@ static int perfctrfs_probe_one(const struct perfctrfs_cpu *cpu,
 		event = perf_event_create_kernel_counter(&attr, cpu->cpu, NULL,
 							 NULL, NULL);
 	if (IS_ERR(event))
-		return -ENOENT;
+		return perfctrfs_transient(PTR_ERR(event));
 	perf_event_release_kernel(event);
-	return 0;
-}
-
-/**
- * perfctrfs_probe_spec() - can each member of an event name be counted?
- * @cpu: the cpu level: a CPU number, or "all" (following a task)
- * @spec: the parsed event level
- *
- * Each member is probed alone: whether the PMU can schedule them together
- * is perf's answer at open, with perf's errno.  The caller's privilege
- * plays no part.  Process context.
- *
- * Return: 0 when every member can be counted, else -ENOENT.
- */
-int perfctrfs_probe_spec(const struct perfctrfs_cpu *cpu,
-			 const struct perfctrfs_event_spec *spec)
-{
-	const struct cred *old;
-	unsigned int i;
-	int ret = 0;
-
-	old = override_creds(perfctrfs_probe_cred);
-	for (i = 0; i < spec->nr && !ret; i++)
-		ret = perfctrfs_probe_one(cpu, &spec->ev[i]);
-	revert_creds(old);
-	return ret;
+	return true;
 }
 
 static struct bus_type *perfctrfs_pmu_bus(void)
@@ -183,7 +192,7 @@ static int perfctrfs_walk_group(struct pmu *pmu, const char *group,
 
 	if (!pmu->dev)
 		return 0;
-	page = (char *)get_zeroed_page(GFP_KERNEL);
+	page = (char *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
 	if (!page)
 		return -ENOMEM;
 	for (l = 0; l < ARRAY_SIZE(lists); l++) {
@@ -379,13 +388,13 @@ static int perfctrfs_add_format(void *ctx, const char *name, const char *text)
 	if (pmu->nr_formats == x->cap_formats) {
 		x->cap_formats = x->cap_formats ? 2 * x->cap_formats : 8;
 		f = krealloc_array((void *)pmu->formats, x->cap_formats,
-				   sizeof(*f), GFP_KERNEL);
+				   sizeof(*f), GFP_KERNEL_ACCOUNT);
 		if (!f)
 			return -ENOMEM;
 		pmu->formats = f;
 	}
 	f = (struct perfctrfs_format *)&pmu->formats[pmu->nr_formats];
-	f->name = kstrdup(name, GFP_KERNEL);
+	f->name = kstrdup(name, GFP_KERNEL_ACCOUNT);
 	if (!f->name)
 		return -ENOMEM;
 	f->word = word;
@@ -412,21 +421,21 @@ static int perfctrfs_add_alias(void *ctx, const char *name, const char *terms,
 	if (pmu->nr_aliases == x->cap_aliases) {
 		x->cap_aliases = x->cap_aliases ? 2 * x->cap_aliases : 16;
 		a = krealloc_array((void *)pmu->aliases, x->cap_aliases,
-				   sizeof(*a), GFP_KERNEL);
+				   sizeof(*a), GFP_KERNEL_ACCOUNT);
 		if (!a)
 			return -ENOMEM;
 		pmu->aliases = a;
 		d = krealloc_array(x->descs, x->cap_aliases, sizeof(*d),
-				   GFP_KERNEL);
+				   GFP_KERNEL_ACCOUNT);
 		if (!d)
 			return -ENOMEM;
 		x->descs = d;
 	}
 	a = (struct perfctrfs_alias *)&pmu->aliases[pmu->nr_aliases];
-	a->name = kstrdup(path + skip, GFP_KERNEL);
-	a->terms = kstrdup(terms, GFP_KERNEL);
+	a->name = kstrdup(path + skip, GFP_KERNEL_ACCOUNT);
+	a->terms = kstrdup(terms, GFP_KERNEL_ACCOUNT);
 	d = &x->descs[pmu->nr_aliases];
-	*d = desc ? kstrdup(desc, GFP_KERNEL) : NULL;
+	*d = desc ? kstrdup(desc, GFP_KERNEL_ACCOUNT) : NULL;
 	pmu->nr_aliases++;	/* counted now, so that a failure frees them */
 	if (!a->name || !a->terms || (desc && !*d))
 		return -ENOMEM;
@@ -444,11 +453,11 @@ static int perfctrfs_add_pmu(struct device *dev, void *data)
 
 	if (!pmu || !pmu->name || pmu->type < 0)
 		return 0;
-	p = krealloc_array(cat->pmus, cat->nr_pmus + 1, sizeof(*p), GFP_KERNEL);
+	p = krealloc_array(cat->pmus, cat->nr_pmus + 1, sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p)
 		return -ENOMEM;
 	cat->pmus = p;
-	x = krealloc_array(b->extra, cat->nr_pmus + 1, sizeof(*x), GFP_KERNEL);
+	x = krealloc_array(b->extra, cat->nr_pmus + 1, sizeof(*x), GFP_KERNEL_ACCOUNT);
 	if (!x)
 		return -ENOMEM;
 	b->extra = x;
@@ -457,15 +466,15 @@ static int perfctrfs_add_pmu(struct device *dev, void *data)
 	x = &b->extra[b->cur];
 	memset(p, 0, sizeof(*p));
 	memset(x, 0, sizeof(*x));
-	p->name = kstrdup(pmu->name, GFP_KERNEL);
+	p->name = kstrdup(pmu->name, GFP_KERNEL_ACCOUNT);
 	if (!p->name)
 		return -ENOMEM;
 	p->type = pmu->type;
 	cat->nr_pmus++;
 
 	ret = perfctrfs_walk_group(pmu, "format", perfctrfs_add_format, b);
-	if (ret)
-		return ret;
+	if (ret || perfctrfs_pmu_acts(pmu))
+		return ret;	/* no aliases: the catalogue would probe them */
 	ret = perfctrfs_arch_pmu_events(pmu, perfctrfs_add_alias, b);
 	if (ret == -EOPNOTSUPP)
 		ret = perfctrfs_pmu_walk_attrs(pmu, perfctrfs_add_alias, b);
@@ -483,7 +492,7 @@ static int perfctrfs_add_entry(struct perfctrfs_cat *cat, unsigned int *cap,
 			return 0;
 	if (cat->nr_ents == *cap) {
 		*cap = *cap ? 2 * *cap : 64;
-		e = krealloc_array(cat->ents, *cap, sizeof(*e), GFP_KERNEL);
+		e = krealloc_array(cat->ents, *cap, sizeof(*e), GFP_KERNEL_ACCOUNT);
 		if (!e)
 			return -ENOMEM;
 		cat->ents = e;
@@ -492,8 +501,8 @@ static int perfctrfs_add_entry(struct perfctrfs_cat *cat, unsigned int *cap,
 	/* only what the grammar accepts is listed: readdir agrees with lookup */
 	if (perfctrfs_parse_event(name, strlen(name), &cat->grammar, &e->spec))
 		return 0;
-	e->name = kstrdup(name, GFP_KERNEL);
-	e->desc = desc ? kstrdup(desc, GFP_KERNEL) : NULL;
+	e->name = kstrdup(name, GFP_KERNEL_ACCOUNT);
+	e->desc = desc ? kstrdup(desc, GFP_KERNEL_ACCOUNT) : NULL;
 	if (!e->name || (desc && !e->desc)) {
 		kfree(e->name);
 		kfree(e->desc);
@@ -532,6 +541,44 @@ static int perfctrfs_add_entries(struct perfctrfs_cat *cat,
 	return 0;
 }
 
+/*
+ * Probe every catalogue entry on every online CPU and on "all": at mount,
+ * and after each CPU hotplug event.  A CPU going away meanwhile bumps the
+ * generation again and requeues this work, so a stale result never
+ * outlives the next run.  Process context, in a kworker.
+ */
+static void perfctrfs_cat_probe_work(struct work_struct *work)
+{
+	struct perfctrfs_cat *cat = container_of(work, struct perfctrfs_cat,
+						 probe_work);
+	struct perfctrfs_probe_cache *c;
+	struct perfctrfs_cpu cpu;
+	const struct cred *old;
+	unsigned int idx, j;
+	int gen;
+
+	old = override_creds(perfctrfs_probe_cred);
+	gen = atomic_read(&perfctrfs_hp_gen);
+	mutex_lock(&cat->lock);
+	for (idx = 0; idx <= nr_cpu_ids; idx++) {
+		c = &cat->cache[idx];
+		cpu.all = idx == nr_cpu_ids;
+		cpu.cpu = cpu.all ? 0 : idx;
+		bitmap_zero(c->bits, cat->nr_ents);
+		c->gen = gen;
+		c->valid = cpu.all || cpu_online(idx);
+		if (!c->valid)
+			continue;
+		for (j = 0; j < cat->nr_ents; j++) {
+			if (perfctrfs_probe_one(&cpu, &cat->ents[j].spec.ev[0]))
+				__set_bit(j, c->bits);
+			cond_resched();
+		}
+	}
+	mutex_unlock(&cat->lock);
+	revert_creds(old);
+}
+
 /**
  * perfctrfs_cat_free() - free a catalogue
  * @cat: from perfctrfs_cat_build(), or NULL
@@ -543,6 +590,10 @@ void perfctrfs_cat_free(struct perfctrfs_cat *cat)
 
 	if (!cat)
 		return;
+	spin_lock(&perfctrfs_cats_lock);
+	list_del_init(&cat->node);
+	spin_unlock(&perfctrfs_cats_lock);
+	cancel_work_sync(&cat->probe_work);
 	for (i = 0; i < cat->nr_pmus; i++) {
 		p = &cat->pmus[i];
 		for (j = 0; j < p->nr_formats; j++)
@@ -588,10 +639,12 @@ struct perfctrfs_cat *perfctrfs_cat_build(void)
 	bus = perfctrfs_pmu_bus();
 	if (!bus)
 		return ERR_PTR(-ENODEV);
-	cat = kzalloc(sizeof(*cat), GFP_KERNEL);
+	cat = kzalloc(sizeof(*cat), GFP_KERNEL_ACCOUNT);
 	if (!cat)
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&cat->lock);
+	INIT_WORK(&cat->probe_work, perfctrfs_cat_probe_work);
+	INIT_LIST_HEAD(&cat->node);
 	b.cat = cat;
 	ret = bus_for_each_dev(bus, NULL, &b, perfctrfs_add_pmu);
 	if (ret)
@@ -601,13 +654,13 @@ struct perfctrfs_cat *perfctrfs_cat_build(void)
 	ret = perfctrfs_add_entries(cat, b.extra);
 	if (ret)
 		goto out;
-	cat->cache = kcalloc(nr_cpu_ids + 1, sizeof(*cat->cache), GFP_KERNEL);
+	cat->cache = kcalloc(nr_cpu_ids + 1, sizeof(*cat->cache), GFP_KERNEL_ACCOUNT);
 	if (!cat->cache) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i <= nr_cpu_ids; i++) {
-		cat->cache[i].bits = bitmap_zalloc(cat->nr_ents, GFP_KERNEL);
+		cat->cache[i].bits = bitmap_zalloc(cat->nr_ents, GFP_KERNEL_ACCOUNT);
 		if (!cat->cache[i].bits) {
 			ret = -ENOMEM;
 			goto out;
@@ -624,6 +677,12 @@ out:
 		perfctrfs_cat_free(cat);
 		return ERR_PTR(ret);
 	}
+	spin_lock(&perfctrfs_cats_lock);
+	list_add(&cat->node, &perfctrfs_cats);
+	spin_unlock(&perfctrfs_cats_lock);
+	/* The mount's probes, so that its first readdir finds them made. */
+	queue_work(system_unbound_wq, &cat->probe_work);
+	flush_work(&cat->probe_work);
 	return cat;
 }
 
@@ -685,48 +744,97 @@ const char *perfctrfs_cat_desc(const struct perfctrfs_cat *cat,
 }
 
 /**
- * perfctrfs_cat_countable() - can a CPU count a named event? (cached)
+ * perfctrfs_cat_countable() - can a CPU count a named event?
  * @cat: a mount's catalogue
  * @cpu: an online CPU, or "all"
  * @i: the event's index, below perfctrfs_cat_nr()
  *
- * The first call for a CPU, and the first after any CPU came or went,
- * probes every entry for it.  Process context, may sleep.
+ * Answers from the probes the filesystem made at mount and after the last
+ * CPU hotplug event; when a CPU came or went since, waits for the probe
+ * work to redo them.  Never probes in the caller.  Process context, may
+ * sleep.
  *
- * Return: true when perfctrfs_probe_spec() accepted it.
+ * Return: true when the probe found it countable there.
  */
 bool perfctrfs_cat_countable(struct perfctrfs_cat *cat,
 			     const struct perfctrfs_cpu *cpu, unsigned int i)
 {
 	unsigned int idx = cpu->all ? nr_cpu_ids : cpu->cpu;
 	struct perfctrfs_probe_cache *c;
-	unsigned int j;
-	bool ret;
-	int gen;
+	bool ret, stale;
 
 	if (idx > nr_cpu_ids || i >= cat->nr_ents)
 		return false;
 	c = &cat->cache[idx];
 	mutex_lock(&cat->lock);
-	gen = atomic_read(&perfctrfs_hp_gen);
-	if (!c->valid || c->gen != gen) {
-		bitmap_zero(c->bits, cat->nr_ents);
-		for (j = 0; j < cat->nr_ents; j++) {
-			if (!perfctrfs_probe_spec(cpu, &cat->ents[j].spec))
-				__set_bit(j, c->bits);
-			cond_resched();
-		}
-		c->valid = true;
-		c->gen = gen;
+	stale = !c->valid || c->gen != atomic_read(&perfctrfs_hp_gen);
+	mutex_unlock(&cat->lock);
+	if (stale) {
+		queue_work(system_unbound_wq, &cat->probe_work);
+		flush_work(&cat->probe_work);
 	}
-	ret = test_bit(i, c->bits);
+	mutex_lock(&cat->lock);
+	ret = c->valid && test_bit(i, c->bits);
 	mutex_unlock(&cat->lock);
 	return ret;
 }
 
+/* Does @m encode as catalogue entry @e does (modifiers aside)? */
+static bool perfctrfs_same_event(const struct perfctrfs_event *m,
+				 const struct perfctrfs_event *e)
+{
+	return m->type == e->type && m->config == e->config &&
+	       m->config1 == e->config1 && m->config2 == e->config2;
+}
+
+/**
+ * perfctrfs_cat_check() - does an event level name exist on a CPU?
+ * @cat: a mount's catalogue
+ * @cpu: the cpu level: a CPU number, or "all"
+ * @spec: the parsed event level
+ *
+ * What a lookup may know without creating anything: a member that encodes
+ * like a catalogue entry exists where the catalogue's probes found that
+ * entry countable; a raw code must fit the core PMU's fields
+ * (perfctrfs_arch_raw_check()); any other member parsed against its PMU's
+ * sysfs format and exists.  Whether the PMU accepts it, for whom, and
+ * together with the other members, is perf's answer at open.  Process
+ * context, may sleep (see perfctrfs_cat_countable()).
+ *
+ * Return: 0, or -ENOENT.
+ */
+int perfctrfs_cat_check(struct perfctrfs_cat *cat,
+			const struct perfctrfs_cpu *cpu,
+			const struct perfctrfs_event_spec *spec)
+{
+	const struct perfctrfs_event *m;
+	unsigned int i, j;
+
+	for (i = 0; i < spec->nr; i++) {
+		m = &spec->ev[i];
+		if (m->type == PERFCTRFS_TYPE_RAW &&
+		    perfctrfs_arch_raw_check(m->config))
+			return -ENOENT;
+		for (j = 0; j < cat->nr_ents; j++) {
+			if (!perfctrfs_same_event(m, &cat->ents[j].spec.ev[0]))
+				continue;
+			if (!perfctrfs_cat_countable(cat, cpu, j))
+				return -ENOENT;
+			break;
+		}
+	}
+	return 0;
+}
+
 static int perfctrfs_cpu_changed(unsigned int cpu)
 {
+	struct perfctrfs_cat *cat;
+
 	atomic_inc(&perfctrfs_hp_gen);
+	spin_lock(&perfctrfs_cats_lock);
+	list_for_each_entry(cat, &perfctrfs_cats, node)
+		queue_work(system_unbound_wq, &cat->probe_work);
+	spin_unlock(&perfctrfs_cats_lock);
 	return 0;
 }
 

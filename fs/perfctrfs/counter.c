@@ -12,23 +12,22 @@
  * group in stock 6.1; reading members one by one is not a group (they
  * would be scheduled apart and read at different moments).
  * kernel/patches/0002-perf-kernel-counter-group.patch adds three small
- * exports that reuse the syscall's own code: perf_event_create_kernel_group()
- * (the group_fd rules of perf_event_open(2)), perf_event_read_group_kernel()
- * (PERF_FORMAT_GROUP's read) and perf_event_ioctl_kernel() (the ENABLE,
- * DISABLE and RESET ioctls, children and siblings included).  Without that
- * patch (PERF_HAVE_KERNEL_GROUP undefined) single events still work and a
- * '+' group fails open with EOPNOTSUPP.
+ * functions that reuse the syscall's own code:
+ * perf_event_create_kernel_group() (the group_fd rules of
+ * perf_event_open(2)), perf_event_read_group_kernel() (PERF_FORMAT_GROUP's
+ * read) and perf_event_ioctl_kernel() (the ENABLE, DISABLE and RESET
+ * ioctls, children and siblings included).
  *
  * Permissions.  Kernel counters skip the checks of perf_event_open(2), so
- * perfctrfs_counters_open() makes them for the opener, in the syscall's
- * order (SYSCALL_DEFINE5(perf_event_open) in kernel/events/core.c, 6.1):
- * perf_paranoid_any() without CAP_SYS_ADMIN (EACCES), the LSM's
- * PERF_SECURITY_OPEN, perf_allow_kernel() unless kernel space is excluded
- * (EACCES), the task lookup (ESRCH), perf_allow_cpu() for a CPU-wide
+ * perfctrfs_counters_open() has perf core make them for the opener, with
+ * the syscall's own code (kernel/patches/0003): perf_event_open_permitted()
+ * for each member (perf_event_paranoid, the LSM's open hook, counting the
+ * kernel), then the task lookup (ESRCH), perf_allow_cpu() for a CPU-wide
  * counter (made by find_get_context() inside the create call, for current,
- * as the syscall gets it), then perf_check_permission(): CAP_PERFMON or
- * ptrace read access, under exec_update_lock held across the install
- * (EACCES).
+ * as the syscall gets it), then perf_check_permission() (CAP_PERFMON or
+ * ptrace read access by the opener's real credentials) under
+ * exec_update_lock held across the install.  Every read passes the LSM's
+ * read hook, as perf_read() does.
  *
  * Contexts.  Everything here but the overflow handler runs in process
  * context and may sleep; file.c holds its per-file mutex around reads and
@@ -40,11 +39,14 @@
 #include <linux/capability.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/math64.h>
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/sched/task.h>
 #include <linux/security.h>
 #include <linux/slab.h>
@@ -172,6 +174,77 @@ bool perfctrfs_ring_ready(struct perfctrfs_counters *c)
 	       pos + 1;
 }
 
+/* The pages an irq ring is charged as locked memory. */
+#define PERFCTRFS_RING_PAGES \
+	DIV_ROUND_UP(PERFCTRFS_RING_SIZE * sizeof(struct perfctrfs_rec), PAGE_SIZE)
+
+/**
+ * perfctrfs_ring_charge() - charge an irq ring to the opener
+ * @ch: zeroed; receives what was charged, for perfctrfs_ring_uncharge()
+ *
+ * An irq ring is to an open leaf what a perf ring buffer is to
+ * perf_mmap(): memory a user pins to receive samples.  It is charged as
+ * perf_mmap() charges one: to the user's perf_event_mlock_kb allowance
+ * (per online CPU) first, the rest to the opener's RLIMIT_MEMLOCK
+ * (pinned_vm), which only CAP_IPC_LOCK or perf_event_paranoid -1 lets a
+ * caller exceed.  Process context, as the opener.
+ *
+ * Return: 0, or -EPERM (mmap()'s errno on a perf fd) when over the limit.
+ */
+int perfctrfs_ring_charge(struct perfctrfs_charge *ch)
+{
+	unsigned long user_lock_limit, user_locked, lock_limit, extra = 0;
+	unsigned long user_extra = PERFCTRFS_RING_PAGES;
+	struct user_struct *user = current_user();
+	struct mm_struct *mm = current->mm;
+	u64 locked;
+
+	user_lock_limit = sysctl_perf_event_mlock >> (PAGE_SHIFT - 10);
+	user_lock_limit *= num_online_cpus();
+	user_locked = atomic_long_read(&user->perf_mlock);
+	/* the sysctl may have been lowered below what is charged already */
+	if (user_locked > user_lock_limit)
+		user_locked = user_lock_limit;
+	user_locked += user_extra;
+	if (user_locked > user_lock_limit) {
+		extra = user_locked - user_lock_limit;
+		user_extra -= extra;
+	}
+	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	locked = (mm ? atomic64_read(&mm->pinned_vm) : 0) + extra;
+	if (extra && (locked > lock_limit || !mm) && perf_is_paranoid() &&
+	    !capable(CAP_IPC_LOCK))
+		return -EPERM;
+
+	atomic_long_add(user_extra, &user->perf_mlock);
+	ch->user = get_uid(user);
+	ch->user_pages = user_extra;
+	if (extra && mm) {
+		atomic64_add(extra, &mm->pinned_vm);
+		mmgrab(mm);
+		ch->mm = mm;
+		ch->mm_pages = extra;
+	}
+	return 0;
+}
+
+/**
+ * perfctrfs_ring_uncharge() - undo perfctrfs_ring_charge()
+ * @ch: what it charged; zeroed after
+ */
+void perfctrfs_ring_uncharge(struct perfctrfs_charge *ch)
+{
+	if (ch->user) {
+		atomic_long_sub(ch->user_pages, &ch->user->perf_mlock);
+		free_uid(ch->user);
+	}
+	if (ch->mm) {
+		atomic64_sub(ch->mm_pages, &ch->mm->pinned_vm);
+		mmdrop(ch->mm);
+	}
+	memset(ch, 0, sizeof(*ch));
+}
+
 /* NMI or hard irq context: record, count, queue; nothing that locks. */
 static void perfctrfs_overflow(struct perf_event *event,
 			       struct perf_sample_data *data,
@@ -241,26 +314,15 @@ static int perfctrfs_build_attrs(const struct perfctrfs_leaf *leaf,
 }
 
 /* perf_event_open(2)'s checks that do not depend on the target. */
-static int perfctrfs_check_open(const struct perf_event_attr *attrs,
-				unsigned int nr)
+static int perfctrfs_check_open(struct perf_event_attr *attrs, unsigned int nr)
 {
 	unsigned int i;
 	int err;
 
-	if (perf_paranoid_any() && !capable(CAP_SYS_ADMIN))
-		return -EACCES;
 	for (i = 0; i < nr; i++) {
-		/* The hooks take a non-const attr but only read it. */
-		struct perf_event_attr *a = (struct perf_event_attr *)&attrs[i];
-
-		err = security_perf_event_open(a, PERF_SECURITY_OPEN);
+		err = perf_event_open_permitted(&attrs[i]);
 		if (err)
 			return err;
-		if (!a->exclude_kernel) {
-			err = perf_allow_kernel(a);
-			if (err)
-				return err;
-		}
 	}
 	return 0;
 }
@@ -283,7 +345,8 @@ static int perfctrfs_collect_threads(struct task_struct *leader,
 	for (tries = 0; ; tries++) {
 		n = get_nr_threads(leader) + 4;
 		/* @few, the caller's, holds a process of a few threads */
-		arr = n <= nr_few ? few : kcalloc(n, sizeof(*arr), GFP_KERNEL);
+		arr = n <= nr_few ? few :
+		      kcalloc(n, sizeof(*arr), GFP_KERNEL_ACCOUNT);
 		if (!arr)
 			return -ENOMEM;
 		i = 0;
@@ -322,16 +385,8 @@ static int perfctrfs_create(struct perfctrfs_counters *c,
 	struct perf_event **ev = &c->ev[c->nr_inst * c->nr];
 	int err;
 
-#ifdef PERF_HAVE_KERNEL_GROUP
 	err = perf_event_create_kernel_group(attrs, c->nr, cpu, task,
 					     perfctrfs_overflow, c, ev);
-#else
-	if (c->nr > 1)
-		return -EOPNOTSUPP;
-	ev[0] = perf_event_create_kernel_counter(attrs, cpu, task,
-						 perfctrfs_overflow, c);
-	err = PTR_ERR_OR_ZERO(ev[0]);
-#endif
 	if (err)
 		return err;
 	c->tasks[c->nr_inst++] = task;
@@ -364,13 +419,10 @@ static int perfctrfs_open_tasks(struct perfctrfs_counters *c,
 	unsigned int i;
 	int err;
 
-	/* perf_check_permission(): CAP_PERFMON, or may ptrace-read it. */
-	if (!perfmon_capable()) {
-		for (i = 0; i < nr; i++)
-			if (!ptrace_may_access(threads[i],
-					       PTRACE_MODE_READ_REALCREDS))
-				return -EACCES;
-	}
+	/* CAP_PERFMON, or the opener may ptrace-read every thread. */
+	for (i = 0; i < nr; i++)
+		if (!perf_check_permission(attrs, threads[i]))
+			return -EACCES;
 	for (i = 0; i < nr; i++) {
 		err = perfctrfs_create(c, attrs, cpu, threads[i]);
 		/*
@@ -413,8 +465,8 @@ static int perfctrfs_alloc_inst(struct perfctrfs_counters *c, unsigned int n)
 		c->tasks = &c->task_one;
 		return 0;
 	}
-	c->tasks = kcalloc(n, sizeof(*c->tasks), GFP_KERNEL);
-	c->ev = kcalloc(n * c->nr, sizeof(*c->ev), GFP_KERNEL);
+	c->tasks = kcalloc(n, sizeof(*c->tasks), GFP_KERNEL_ACCOUNT);
+	c->ev = kcalloc(n * c->nr, sizeof(*c->ev), GFP_KERNEL_ACCOUNT);
 	return c->tasks && c->ev ? 0 : -ENOMEM;
 }
 
@@ -543,7 +595,7 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 		return -EINVAL;
 
 	/* a single event's attr on the stack: one allocation less an open */
-	attrs = c->nr == 1 ? &one : kcalloc(c->nr, sizeof(*attrs), GFP_KERNEL);
+	attrs = c->nr == 1 ? &one : kcalloc(c->nr, sizeof(*attrs), GFP_KERNEL_ACCOUNT);
 	if (!attrs)
 		return -ENOMEM;
 	err = perfctrfs_build_attrs(leaf, attrs, task, leaf->period.value);
@@ -555,7 +607,7 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 
 	if (c->type == PERFCTRFS_IRQ) {
 		c->ring = kvcalloc(PERFCTRFS_RING_SIZE, sizeof(*c->ring),
-				   GFP_KERNEL);
+				   GFP_KERNEL_ACCOUNT);
 		err = -ENOMEM;
 		if (!c->ring)
 			goto out;
@@ -605,68 +657,6 @@ void perfctrfs_counters_close(struct perfctrfs_counters *c)
 	c->ring = NULL;
 }
 
-/* Read one group member by member: a group CPU hotplug split apart. */
-static void perfctrfs_read_members(struct perfctrfs_counters *c,
-				   unsigned int i, struct perfctrfs_values *v)
-{
-	u64 enabled, running;
-	unsigned int m;
-
-	for (m = 0; m < c->nr; m++) {
-		v->count[m] += perf_event_read_value(c->ev[i * c->nr + m],
-						     &enabled, &running);
-		if (!m) {
-			v->enabled += enabled;
-			v->running += running;
-		}
-	}
-}
-
-/**
- * perfctrfs_counters_read() - read an open leaf's counters, summed
- * @c: the counters
- * @v: receives each member's count and the times, summed over the groups
- *
- * Each group is read at once, as PERF_FORMAT_GROUP reads it; inherited
- * children are included.  Process context; sleeps.
- *
- * Return: 0 (the reads themselves cannot fail).
- */
-int perfctrfs_counters_read(struct perfctrfs_counters *c,
-			    struct perfctrfs_values *v)
-{
-	unsigned int i, m;
-
-	memset(v, 0, sizeof(*v));
-	for (i = 0; i < c->nr_inst; i++) {
-		/*
-		 * A group of one is its leader: perf_event_read_value() is
-		 * read(2) on a perf fd, without the group read's allocation.
-		 */
-		if (c->nr == 1) {
-			perfctrfs_read_members(c, i, v);
-			continue;
-		}
-#ifdef PERF_HAVE_KERNEL_GROUP
-		u64 vals[2 + PERFCTRFS_MAX_GROUP];
-		int n;
-
-		n = perf_event_read_group_kernel(c->ev[i * c->nr], vals,
-						 2 + c->nr);
-		if (n == c->nr) {
-			v->enabled += vals[0];
-			v->running += vals[1];
-			for (m = 0; m < c->nr; m++)
-				v->count[m] += vals[2 + m];
-			continue;
-		}
-		/* Split by hotplug, or children mid-exit (ECHILD). */
-#endif
-		perfctrfs_read_members(c, i, v);
-	}
-	return 0;
-}
-
 /*
  * CPU hotplug.  When a CPU goes offline, perf_event_exit_cpu_context()
  * takes every CPU-wide event of that CPU out of its context: it is left
@@ -687,6 +677,118 @@ static bool perfctrfs_group_unplugged(struct perfctrfs_counters *c,
 	return !c->tasks[i] &&
 	       !(READ_ONCE(c->ev[i * c->nr]->attach_state) &
 		 PERF_ATTACH_CONTEXT);
+}
+
+/* Read one group member by member: a group CPU hotplug took apart. */
+static void perfctrfs_read_members(struct perfctrfs_counters *c,
+				   unsigned int i, struct perfctrfs_values *v)
+{
+	u64 enabled, running;
+	unsigned int m;
+
+	for (m = 0; m < c->nr; m++) {
+		v->count[m] += perf_event_read_value(c->ev[i * c->nr + m],
+						     &enabled, &running);
+		if (!m) {
+			v->enabled += enabled;
+			v->running += running;
+		}
+	}
+}
+
+/*
+ * The group read of one group, children summed in.  An inherited child
+ * group is taken apart member by member when its thread exits, and perf
+ * refuses (-ECHILD) to sum a group whose child is half gone: wait for the
+ * exit to finish, a matter of microseconds, rather than mix members read
+ * apart.  Bounded: perf's errno if it does not.
+ */
+static int perfctrfs_read_group(struct perf_event *leader, u64 *vals,
+				unsigned int nr)
+{
+	unsigned int tries;
+	int n;
+
+	for (tries = 0; ; tries++) {
+		n = perf_event_read_group_kernel(leader, vals, nr);
+		if (n != -ECHILD || tries == 100)
+			return n;
+		if (tries < 10)
+			cond_resched();
+		else
+			usleep_range(100, 200);
+	}
+}
+
+/**
+ * perfctrfs_counters_may_read() - the LSM's word on a read by current
+ * @c: the counters of an open leaf
+ *
+ * perf_read() asks security_perf_event_read() on every read of a perf
+ * fd; a read of a leaf asks it for each group it reads.  Process context.
+ *
+ * Return: 0, or the LSM's refusal.
+ */
+int perfctrfs_counters_may_read(struct perfctrfs_counters *c)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < c->nr_inst; i++) {
+		err = security_perf_event_read(c->ev[i * c->nr]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/**
+ * perfctrfs_counters_read() - read an open leaf's counters, summed
+ * @c: the counters
+ * @v: receives each member's count and the times, summed over the groups
+ *
+ * Each group is read at once, as PERF_FORMAT_GROUP reads it; inherited
+ * children are included.  Process context; sleeps.
+ *
+ * Return: 0, or the errno of a group read perf refused.
+ */
+int perfctrfs_counters_read(struct perfctrfs_counters *c,
+			    struct perfctrfs_values *v)
+{
+	u64 vals[2 + PERFCTRFS_MAX_GROUP];
+	unsigned int i, m;
+	int n;
+
+	memset(v, 0, sizeof(*v));
+	for (i = 0; i < c->nr_inst; i++) {
+		/*
+		 * A group of one is its leader: perf_event_read_value() is
+		 * read(2) on a perf fd, without the group read's allocation.
+		 */
+		if (c->nr == 1) {
+			perfctrfs_read_members(c, i, v);
+			continue;
+		}
+		n = perfctrfs_read_group(c->ev[i * c->nr], vals, 2 + c->nr);
+		if (n == c->nr) {
+			v->enabled += vals[0];
+			v->running += vals[1];
+			for (m = 0; m < c->nr; m++)
+				v->count[m] += vals[2 + m];
+			continue;
+		}
+		/*
+		 * A CPU-wide group whose CPU went offline was taken apart by
+		 * perf at one moment: its members stopped counting together,
+		 * and their last counts, read one by one, are still one
+		 * measurement.  Any other failure is perf's error to report:
+		 * members read apart would be no measurement at all.
+		 */
+		if (!perfctrfs_group_unplugged(c, i))
+			return n < 0 ? n : -EIO;
+		perfctrfs_read_members(c, i, v);
+	}
+	return 0;
 }
 
 /**
@@ -730,18 +832,9 @@ int perfctrfs_counters_control(struct perfctrfs_counters *c, unsigned int cmd)
 		if (cmd == PERF_EVENT_IOC_ENABLE &&
 		    perfctrfs_group_unplugged(c, i))
 			continue;
-#ifdef PERF_HAVE_KERNEL_GROUP
 		err = perf_event_ioctl_kernel(leader, cmd, PERF_IOC_FLAG_GROUP);
 		if (err)
 			return err;
-#else
-		if (cmd == PERF_EVENT_IOC_ENABLE)
-			perf_event_enable(leader);
-		else if (cmd == PERF_EVENT_IOC_DISABLE)
-			perf_event_disable(leader);
-		else
-			return -EOPNOTSUPP;
-#endif
 	}
 	if (cmd == PERF_EVENT_IOC_RESET) {
 		atomic64_set(&c->irq_total, 0);
@@ -771,9 +864,8 @@ u64 perfctrfs_counters_unsampled(struct perfctrfs_counters *c)
 	struct perfctrfs_values v;
 	u64 due, seen;
 
-	if (!c->period)
+	if (!c->period || perfctrfs_counters_read(c, &v))
 		return 0;
-	perfctrfs_counters_read(c, &v);
 	due = div64_u64(v.count[0], c->period);
 	seen = atomic64_read(&c->overflows) + c->unsampled;
 	if (due <= seen + 1)
@@ -788,7 +880,8 @@ u64 perfctrfs_counters_unsampled(struct perfctrfs_counters *c)
  *
  * True once every counted thread's event has been through perf's task
  * exit (its final count is in) and, for a process, once no thread of it
- * is left alive; for a CPU-wide leaf, once every CPU it counted on has
+ * is left alive or nothing of it is counted any more (after a setuid
+ * exec, which perf handles as an exit); for a CPU-wide leaf, once every CPU it counted on has
  * gone offline (see perfctrfs_group_unplugged()), which for cpu=all is
  * never while one of them is online.  Any context but NMI; reads state
  * only.
@@ -807,10 +900,21 @@ bool perfctrfs_counters_ended(struct perfctrfs_counters *c)
 				return false;
 		return true;
 	}
-	if (c->proc && atomic_read(&c->proc->signal->live))
-		return false;
 	for (i = 0; i < c->nr_inst; i++)
 		if (READ_ONCE(c->ev[i * c->nr]->state) != PERF_EVENT_STATE_EXIT)
+			return false;
+	if (!c->proc || !atomic_read(&c->proc->signal->live))
+		return true;
+	/*
+	 * Every thread counted from the open is through perf's exit, yet
+	 * the process lives: on in threads (or children) born since, whose
+	 * events are children of ours; or on after a setuid exec, which
+	 * perf treats as an exit (perf_event_exit_task() in begin_new_exec())
+	 * and after which nothing of it is counted.  Unlocked peek: a child
+	 * list only empties for good once no thread of ours is left.
+	 */
+	for (i = 0; i < c->nr_inst; i++)
+		if (!list_empty_careful(&c->ev[i * c->nr]->child_list))
 			return false;
 	return true;
 }

@@ -26,6 +26,8 @@
 struct perfctrfs_leaf;
 struct perf_event;
 struct task_struct;
+struct user_struct;
+struct mm_struct;
 
 /* irq records queued per open file before new ones are dropped as lost */
 #define PERFCTRFS_RING_SIZE	4096
@@ -83,6 +85,20 @@ struct perfctrfs_counters {
 };
 
 /**
+ * struct perfctrfs_charge - the locked memory an irq ring is charged
+ * @user: the user charged (perf_event_mlock_kb), or NULL
+ * @user_pages: pages charged to @user's perf_mlock
+ * @mm: the opener's mm charged the rest (RLIMIT_MEMLOCK), or NULL
+ * @mm_pages: pages charged to @mm's pinned_vm
+ */
+struct perfctrfs_charge {
+	struct user_struct *user;
+	unsigned long user_pages;
+	struct mm_struct *mm;
+	unsigned long mm_pages;
+};
+
+/**
  * struct perfctrfs_values - one read of a leaf, summed over its groups
  * @count: each member's count, leader first
  * @enabled: time enabled, ns
@@ -94,9 +110,12 @@ struct perfctrfs_values {
 	u64 running;
 };
 
+int perfctrfs_ring_charge(struct perfctrfs_charge *ch);
+void perfctrfs_ring_uncharge(struct perfctrfs_charge *ch);
 int perfctrfs_counters_open(struct perfctrfs_counters *c,
 			    const struct perfctrfs_leaf *leaf);
 void perfctrfs_counters_close(struct perfctrfs_counters *c);
+int perfctrfs_counters_may_read(struct perfctrfs_counters *c);
 int perfctrfs_counters_read(struct perfctrfs_counters *c,
 			    struct perfctrfs_values *v);
 int perfctrfs_counters_control(struct perfctrfs_counters *c, unsigned int cmd);

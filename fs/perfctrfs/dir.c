@@ -4,10 +4,13 @@
  *
  * Nothing is stored.  A lookup parses one component with the shared
  * grammar (grammar.c), checks that what it names exists now, and makes an
- * inode whose node is the parent's plus this level:
+ * inode whose node is the parent's plus this level.  It never creates a
+ * perf event and never acts with more privilege than the caller's:
  *
  *	cpu	"all", or an online CPU
- *	event	every member countable on that CPU, each probed alone
+ *	event	parses; each catalogue member is one the mount's probes found
+ *		countable on that CPU (catalog.c); composed members (raw
+ *		codes, PMU terms) are left to perf at open
  *	pid	"self" (resolved at open, as the opener), "all", or a live
  *		process or thread in the caller's pid namespace
  *	type	simple, times, irq
@@ -79,7 +82,8 @@ static int perfctrfs_parse_level(struct super_block *sb,
 					    perfctrfs_cat_grammar(perfctrfs_sbi(sb)->cat),
 					    &leaf->spec);
 		if (!ret)
-			ret = perfctrfs_probe_spec(&leaf->cpu, &leaf->spec);
+			ret = perfctrfs_cat_check(perfctrfs_sbi(sb)->cat,
+						  &leaf->cpu, &leaf->spec);
 		return ret;
 	case PERFCTRFS_LVL_PID:
 		ret = perfctrfs_parse_pid(name, len, &leaf->pid);
@@ -104,7 +108,7 @@ static struct dentry *perfctrfs_lookup(struct inode *dir, struct dentry *dentry,
 	struct perfctrfs_node *node;
 	struct inode *inode;
 
-	node = kmemdup(parent, sizeof(*node), GFP_KERNEL);
+	node = kmemdup(parent, sizeof(*node), GFP_KERNEL_ACCOUNT);
 	if (!node)
 		return ERR_PTR(-ENOMEM);
 	node->level = parent->level + 1;
@@ -446,7 +450,7 @@ static int perfctrfs_xattr_get(const struct xattr_handler *handler,
 	char *buf;
 	int len;
 
-	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return -ENOMEM;
 	len = perfctrfs_xattr_value(dentry, inode, name, buf, PAGE_SIZE);

@@ -25,9 +25,11 @@
  * never held while waiting.  The timers and the irq_work only bump
  * counters and wake c.wq; they take no lock of ours.
  */
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/poll.h>
@@ -36,6 +38,7 @@
 #include <linux/timer.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
+#include <linux/xarray.h>
 #include "internal.h"
 
 /* 8 counts of up to 20 digits, two times, spaces and the newline: 211 */
@@ -43,11 +46,16 @@
 #define PERFCTRFS_WATCH		(HZ / 10)
 static_assert((PERFCTRFS_MAX_GROUP + 2) * 21 + 1 <= PERFCTRFS_LINE_MAX);
 
-/* A stream's timers, apart: a period 0 leaf, the common one, has none. */
+/*
+ * A stream's timers, apart: a period 0 leaf, the common one, has none;
+ * and an irq stream's ring, as charged to the opener's locked memory.
+ */
 struct perfctrfs_timers {
 	struct perfctrfs_open *o;
 	struct hrtimer timer;
 	struct timer_list watch;
+	struct perfctrfs_charge charge;
+	kuid_t timer_uid;		/* charged perfctrfs_timer_cost() */
 };
 
 /*
@@ -73,6 +81,60 @@ struct perfctrfs_open {
 	bool has_watch;
 	struct perfctrfs_timers *t;	/* streams only */
 };
+
+/*
+ * Time-period hrtimers are interrupts that perf's throttling never sees:
+ * a user's timers together may fire at most this many times a second
+ * (100 leaves at the shortest period, 1ms).  Past it, an open gets
+ * ENOSPC, perf's errno for a resource a user has used up.
+ */
+#define PERFCTRFS_TIMER_RATE_MAX	100000UL
+static DEFINE_XARRAY(perfctrfs_timer_rate);	/* uid -> firings a second */
+static DEFINE_MUTEX(perfctrfs_timer_lock);
+
+static unsigned long perfctrfs_timer_cost(const struct perfctrfs_leaf *leaf)
+{
+	u64 ns = leaf->period.value;	/* >= PERFCTRFS_MIN_PERIOD_NS */
+
+	return div64_u64(NSEC_PER_SEC + ns - 1, ns);
+}
+
+static int perfctrfs_timer_charge(kuid_t uid, unsigned long cost)
+{
+	unsigned long key = __kuid_val(uid), used;
+	void *old;
+	int err = 0;
+
+	mutex_lock(&perfctrfs_timer_lock);
+	old = xa_load(&perfctrfs_timer_rate, key);
+	used = old ? xa_to_value(old) : 0;
+	if (used + cost > PERFCTRFS_TIMER_RATE_MAX)
+		err = -ENOSPC;
+	else
+		err = xa_err(xa_store(&perfctrfs_timer_rate, key,
+				      xa_mk_value(used + cost),
+				      GFP_KERNEL_ACCOUNT));
+	mutex_unlock(&perfctrfs_timer_lock);
+	return err;
+}
+
+static void perfctrfs_timer_uncharge(kuid_t uid, unsigned long cost)
+{
+	unsigned long key = __kuid_val(uid), used;
+	void *old;
+
+	mutex_lock(&perfctrfs_timer_lock);
+	old = xa_load(&perfctrfs_timer_rate, key);
+	used = old ? xa_to_value(old) : 0;
+	if (WARN_ON_ONCE(used < cost))
+		used = cost;
+	if (used == cost)
+		xa_erase(&perfctrfs_timer_rate, key);
+	else
+		xa_store(&perfctrfs_timer_rate, key, xa_mk_value(used - cost),
+			 GFP_KERNEL);	/* an existing slot: no allocation */
+	mutex_unlock(&perfctrfs_timer_lock);
+}
 
 static bool perfctrfs_is_stream(const struct perfctrfs_leaf *leaf)
 {
@@ -311,6 +373,9 @@ static ssize_t perfctrfs_leaf_read_iter(struct kiocb *iocb,
 	size_t n;
 	int err;
 
+	err = perfctrfs_counters_may_read(&o->c);
+	if (err)
+		return err;
 	if (perfctrfs_is_stream(o->leaf))
 		return perfctrfs_read_stream(iocb, to);
 
@@ -339,6 +404,10 @@ static ssize_t perfctrfs_leaf_read(struct file *file, char __user *buf,
 	size_t n;
 	int err;
 
+	/* as perf_read(): the LSM judges every read, not only the open */
+	err = perfctrfs_counters_may_read(&o->c);
+	if (err)
+		return err;
 	if (perfctrfs_is_stream(o->leaf)) {
 		struct kiocb kiocb;
 		struct iov_iter iter;
@@ -463,23 +532,35 @@ static int perfctrfs_leaf_open(struct inode *inode, struct file *file)
 	struct perfctrfs_open *o;
 	int err;
 
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	o = kzalloc(sizeof(*o), GFP_KERNEL_ACCOUNT);
 	if (!o)
 		return -ENOMEM;
 	mutex_init(&o->lock);
 	o->leaf = leaf;
 	atomic_set(&o->ticks, 0);
 	if (perfctrfs_is_stream(leaf)) {
-		o->t = kzalloc(sizeof(*o->t), GFP_KERNEL);
+		o->t = kzalloc(sizeof(*o->t), GFP_KERNEL_ACCOUNT);
 		err = -ENOMEM;
 		if (!o->t)
 			goto out_free;
 		o->t->o = o;
 	}
+	if (leaf->type == PERFCTRFS_IRQ) {
+		err = perfctrfs_ring_charge(&o->t->charge);
+		if (err)
+			goto out_free;
+	} else if (leaf->period.is_time) {
+		o->t->timer_uid = current_uid();
+		err = perfctrfs_timer_charge(o->t->timer_uid,
+					     perfctrfs_timer_cost(leaf));
+		if (err)
+			goto out_free;
+		o->has_timer = true;	/* charged: uncharged with the timer */
+	}
 
 	err = perfctrfs_counters_open(&o->c, leaf);
 	if (err)
-		goto out_free;
+		goto out_uncharge;
 
 	/*
 	 * Streams stay "seekable" (they ignore the offset): sendfile() and
@@ -490,7 +571,6 @@ static int perfctrfs_leaf_open(struct inode *inode, struct file *file)
 			hrtimer_init(&o->t->timer, CLOCK_MONOTONIC,
 				     HRTIMER_MODE_REL);
 			o->t->timer.function = perfctrfs_tick;
-			o->has_timer = true;
 			hrtimer_start(&o->t->timer,
 				      ns_to_ktime(leaf->period.value),
 				      HRTIMER_MODE_REL);
@@ -510,6 +590,12 @@ static int perfctrfs_leaf_open(struct inode *inode, struct file *file)
 	file->private_data = o;
 	return 0;
 
+out_uncharge:
+	if (o->t)
+		perfctrfs_ring_uncharge(&o->t->charge);
+	if (o->has_timer)
+		perfctrfs_timer_uncharge(o->t->timer_uid,
+					 perfctrfs_timer_cost(leaf));
 out_free:
 	kfree(o->t);
 	mutex_destroy(&o->lock);
@@ -524,9 +610,14 @@ static int perfctrfs_leaf_release(struct inode *inode, struct file *file)
 	WRITE_ONCE(o->closing, true);
 	if (o->has_watch)
 		del_timer_sync(&o->t->watch);
-	if (o->has_timer)
+	if (o->has_timer) {
 		hrtimer_cancel(&o->t->timer);
+		perfctrfs_timer_uncharge(o->t->timer_uid,
+					 perfctrfs_timer_cost(o->leaf));
+	}
 	perfctrfs_counters_close(&o->c);
+	if (o->t)
+		perfctrfs_ring_uncharge(&o->t->charge);
 	kfree(o->t);
 	mutex_destroy(&o->lock);
 	kfree(o);

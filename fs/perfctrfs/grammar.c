@@ -197,10 +197,13 @@ static int deposit(u64 val, u64 mask, u64 *word)
 }
 
 /*
- * A term value as sysfs writes it: decimal, or "0x" and hex digits of
- * either case, leading zeros allowed, fitting in 64 bits.
+ * A term value fitting in 64 bits.  As a driver's sysfs alias writes it
+ * (@canonical false): decimal, or "0x" and hex digits of either case,
+ * leading zeros allowed.  In a name a user composes (@canonical true):
+ * decimal or "0x" and lower-case hex digits, without a leading zero, so
+ * that one value has one name, as every number in a path has.
  */
-static int parse_value(const char *s, size_t len, u64 *out)
+static int parse_value(const char *s, size_t len, u64 *out, bool canonical)
 {
 	unsigned int base = 10;
 	size_t i = 0;
@@ -212,8 +215,10 @@ static int parse_value(const char *s, size_t len, u64 *out)
 	}
 	if (i == len)
 		return -ENOENT;
+	if (canonical && s[i] == '0' && len > i + 1)
+		return -ENOENT;
 	for (; i < len; i++) {
-		int d = hex_digit(s[i], true);
+		int d = hex_digit(s[i], !canonical);
 
 		if (d < 0 || (unsigned int)d >= base)
 			return -ENOENT;
@@ -254,7 +259,7 @@ static bool term_seen(const char *terms, const char *stop,
 
 /* Encode one "term=value" item of the list at @terms into @cfg. */
 static int encode_term(const struct perfctrfs_pmu *pmu, const char *terms,
-		       const char *s, size_t len, u64 cfg[3])
+		       const char *s, size_t len, u64 cfg[3], bool canonical)
 {
 	size_t nlen = term_name_len(s, len);
 	u64 mask = ~0ULL;
@@ -281,9 +286,37 @@ static int encode_term(const struct perfctrfs_pmu *pmu, const char *terms,
 	}
 	if (word > 2 || term_seen(terms, s, s, nlen))
 		return -ENOENT;
-	if (parse_value(s + nlen + 1, len - nlen - 1, &val))
+	if (parse_value(s + nlen + 1, len - nlen - 1, &val, canonical))
 		return -ENOENT;
 	return deposit(val, mask, &cfg[word]);
+}
+
+/* perfctrfs_encode_terms(), for a driver's alias or (@canonical) a user's name */
+static int encode_terms(const struct perfctrfs_pmu *pmu, const char *terms,
+			size_t len, struct perfctrfs_event *ev, bool canonical)
+{
+	const char *end = terms + len;
+	const char *p = terms;
+	u64 cfg[3] = { 0, 0, 0 };
+
+	if (len == 0 || has_nul(terms, len))
+		return -ENOENT;
+	for (;;) {
+		const char *comma = memchr(p, ',', end - p);
+		const char *stop = comma ? comma : end;
+		int ret = encode_term(pmu, terms, p, stop - p, cfg,
+				      canonical);
+
+		if (ret)
+			return ret;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	ev->config = cfg[0];
+	ev->config1 = cfg[1];
+	ev->config2 = cfg[2];
+	return 0;
 }
 
 /**
@@ -306,27 +339,7 @@ int perfctrfs_encode_terms(const struct perfctrfs_pmu *pmu,
 			   const char *terms, size_t len,
 			   struct perfctrfs_event *ev)
 {
-	const char *end = terms + len;
-	const char *p = terms;
-	u64 cfg[3] = { 0, 0, 0 };
-
-	if (len == 0 || has_nul(terms, len))
-		return -ENOENT;
-	for (;;) {
-		const char *comma = memchr(p, ',', end - p);
-		const char *stop = comma ? comma : end;
-		int ret = encode_term(pmu, terms, p, stop - p, cfg);
-
-		if (ret)
-			return ret;
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
-	ev->config = cfg[0];
-	ev->config1 = cfg[1];
-	ev->config2 = cfg[2];
-	return 0;
+	return encode_terms(pmu, terms, len, ev, false);
 }
 
 /* "0x" and 1..16 lower-case hex digits, no leading zero: a raw code. */
@@ -377,7 +390,7 @@ static int parse_pmu_event(const char *s, size_t len, const char *dot,
 		return -ENOENT;
 	ev->type = pmu->type;
 	if (memchr(rest, '=', rlen))
-		return perfctrfs_encode_terms(pmu, rest, rlen, ev);
+		return encode_terms(pmu, rest, rlen, ev, true);
 	for (i = 0; i < pmu->nr_aliases; i++) {
 		const struct perfctrfs_alias *a = &pmu->aliases[i];
 

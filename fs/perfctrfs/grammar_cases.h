@@ -615,13 +615,20 @@ static const struct perfctrfs_case perfctrfs_cases[] = {
 	/* event: PMU terms, "<pmu>.<term>=<value>,...", through the formats */
 	EV_OK("cpu.event=0x3c", 1, PMUEV(4, 0x3c)),
 	EV_OK("cpu.event=0x3c,umask=0x0", 1, PMUEV(4, 0x3c)),
-	EV_OK("cpu.event=0x3c,umask=0x00", 1, PMUEV(4, 0x3c)),
 	EV_OK("cpu.umask=0x1,event=0xc0", 1, PMUEV(4, 0x1c0)),
 	EV_OK("cpu.event=60", 1, PMUEV(4, 0x3c)),
-	EV_OK("cpu.event=0x3C", 1, PMUEV(4, 0x3c)),
-	EV_OK("cpu.event=0x003c", 1, PMUEV(4, 0x3c)),
 	EV_OK("cpu.event=0", 1, PMUEV(4, 0)),
 	EV_OK("cpu.event=0x3c,edge=1", 1, PMUEV(4, 0x4003c)),
+	/*
+	 * A composed value has one spelling, as every number in a path:
+	 * no leading zero, lower-case hex (a driver's alias may have both).
+	 */
+	EV_BAD("cpu.event=0x3c,umask=0x00"),
+	EV_BAD("cpu.event=0x3C"),
+	EV_BAD("cpu.event=0x003c"),
+	EV_BAD("cpu.event=060"),
+	EV_BAD("cpu.event=00"),
+	EV_BAD("cpu.config2=0x0000000000000001"),
 	EV_OK("cpu.cmask=0xff", 1, PMUEV(4, 0xff000000)),
 	EV_OK("cpu.config=0x1234", 1, PMUEV(4, 0x1234)),
 	EV_OK("cpu.config=0xffffffffffffffff", 1, PMUEV(4, 0xffffffffffffffffULL)),

@@ -20,6 +20,7 @@
 #include <linux/fs.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
+#include <linux/spinlock.h>
 #include <linux/uidgid.h>
 #include "grammar.h"
 
@@ -78,6 +79,7 @@ struct perfctrfs_cat;		/* catalog.c: opaque */
 
 /* sb->s_fs_info */
 struct perfctrfs_fs_info {
+	spinlock_t opts_lock;		/* guards opts: remount rewrites them */
 	struct perfctrfs_mount_opts opts;
 	struct perfctrfs_cat *cat;
 };
@@ -112,8 +114,9 @@ int perfctrfs_cat_prop(const char *name, size_t len, const char *prop,
 		       char *buf, size_t size);
 bool perfctrfs_cat_countable(struct perfctrfs_cat *cat,
 			     const struct perfctrfs_cpu *cpu, unsigned int i);
-int perfctrfs_probe_spec(const struct perfctrfs_cpu *cpu,
-			 const struct perfctrfs_event_spec *spec);
+int perfctrfs_cat_check(struct perfctrfs_cat *cat,
+			const struct perfctrfs_cpu *cpu,
+			const struct perfctrfs_event_spec *spec);
 int perfctrfs_catalog_init(void);
 
 #endif /* _PERFCTRFS_INTERNAL_H */

@@ -16,6 +16,7 @@
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/path.h>
+#include <linux/perf_event.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -246,12 +247,84 @@ static void perfctrfs_kunit_xattr(struct kunit *test)
 	dput(d);
 }
 
+/*
+ * perf numbers every event it allocates from one global counter
+ * (event->id): the id of a fresh event tells how many were made since the
+ * last one.  Nothing else makes perf events while KUnit runs at boot.
+ */
+static u64 perfctrfs_kunit_next_id(struct kunit *test)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+	};
+	struct perf_event *ev;
+	u64 id;
+
+	ev = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ev));
+	id = ev->id;
+	perf_event_release_kernel(ev);
+	return id;
+}
+
+/*
+ * Names a user composes, several aimed at PMUs whose event_init acts: a
+ * kprobe at a kernel address, a uprobe on a path read from the looker's
+ * memory, ftrace's function tracepoint, a hardware breakpoint.
+ */
+static const char *const perfctrfs_kunit_composed[] = {
+	"all/kprobe.config2=0xffffffff81000000",
+	"0/kprobe.retprobe=1,config2=0x1",
+	"all/uprobe.config1=0x1000,config2=0x10",
+	"0/uprobe.config1=0x1000",
+	"all/tracepoint.config=1",
+	"0/tracepoint.config=0x2",
+	"all/breakpoint.config=0x1",
+	"all/software.config=0x3",
+	"0/software.config=0x5",
+	"all/0x4064",
+	"0/0x4064:u",
+	"all/task_clock:u+page_faults:k+software.config=0x2",
+};
+
+static void perfctrfs_kunit_lookup_creates_nothing(struct kunit *test)
+{
+	unsigned int i, found = 0;
+	struct dentry *d;
+	u64 before, after;
+
+	/* the mount's catalogue probes are done: kern_mount() waited */
+	before = perfctrfs_kunit_next_id(test);
+	for (i = 0; i < ARRAY_SIZE(perfctrfs_kunit_composed); i++) {
+		d = perfctrfs_kunit_walk(test, perfctrfs_kunit_composed[i]);
+		if (IS_ERR(d)) {
+			/* a PMU this kernel lacks: the name does not parse */
+			KUNIT_EXPECT_EQ_MSG(test, PTR_ERR(d), -ENOENT, "%s",
+					    perfctrfs_kunit_composed[i]);
+			continue;
+		}
+		found++;
+		dput(d);
+	}
+	after = perfctrfs_kunit_next_id(test);
+	KUNIT_EXPECT_EQ_MSG(test, after - before, 1ULL,
+			    "%llu perf events made by %u lookups",
+			    after - before - 1,
+			    (unsigned int)ARRAY_SIZE(perfctrfs_kunit_composed));
+	/* at least the software PMU's names resolve: the lookups ran */
+	KUNIT_EXPECT_GE(test, found, 3U);
+}
+
 static struct kunit_case perfctrfs_kunit_cases[] = {
 	KUNIT_CASE(perfctrfs_kunit_levels),
 	KUNIT_CASE(perfctrfs_kunit_enoent),
 	KUNIT_CASE(perfctrfs_kunit_offline_cpu),
 	KUNIT_CASE(perfctrfs_kunit_readdir),
 	KUNIT_CASE(perfctrfs_kunit_xattr),
+	KUNIT_CASE(perfctrfs_kunit_lookup_creates_nothing),
 	{}
 };
 

@@ -61,6 +61,20 @@ static umode_t perfctrfs_dir_mode(umode_t leaf_mode)
 	return mode;
 }
 
+/*
+ * The mount options as one whole: a remount rewrites them while lookups
+ * make inodes from them and mountinfo prints them.
+ */
+static void perfctrfs_get_opts(struct super_block *sb,
+			       struct perfctrfs_mount_opts *opts)
+{
+	struct perfctrfs_fs_info *fsi = perfctrfs_sbi(sb);
+
+	spin_lock(&fsi->opts_lock);
+	*opts = fsi->opts;
+	spin_unlock(&fsi->opts_lock);
+}
+
 /**
  * perfctrfs_new_inode() - make the inode of a directory or leaf
  * @sb: the mount's superblock
@@ -75,7 +89,7 @@ static umode_t perfctrfs_dir_mode(umode_t leaf_mode)
 struct inode *perfctrfs_new_inode(struct super_block *sb,
 				  struct perfctrfs_node *node)
 {
-	struct perfctrfs_mount_opts *opts = &perfctrfs_sbi(sb)->opts;
+	struct perfctrfs_mount_opts opts;
 	struct inode *inode;
 
 	inode = new_inode(sb);
@@ -83,19 +97,20 @@ struct inode *perfctrfs_new_inode(struct super_block *sb,
 		perfctrfs_leaf_free(node);
 		return NULL;
 	}
+	perfctrfs_get_opts(sb, &opts);
 	inode->i_ino = get_next_ino();
-	inode->i_uid = opts->uid;
-	inode->i_gid = opts->gid;
+	inode->i_uid = opts.uid;
+	inode->i_gid = opts.gid;
 	inode->i_atime = current_time(inode);
 	inode->i_mtime = inode->i_atime;
 	inode->i_ctime = inode->i_atime;
 	inode->i_private = node;
 	if (node->level == PERFCTRFS_LVL_LEAF) {
-		inode->i_mode = S_IFREG | opts->mode;
+		inode->i_mode = S_IFREG | opts.mode;
 		inode->i_op = &perfctrfs_leaf_iops;
 		inode->i_fop = &perfctrfs_leaf_fops;
 	} else {
-		inode->i_mode = perfctrfs_dir_mode(opts->mode);
+		inode->i_mode = perfctrfs_dir_mode(opts.mode);
 		inode->i_op = &perfctrfs_dir_iops[node->level];
 		inode->i_fop = &perfctrfs_dir_fops[node->level];
 		set_nlink(inode, 2);
@@ -111,18 +126,20 @@ static void perfctrfs_evict_inode(struct inode *inode)
 	inode->i_private = NULL;
 }
 
+/* As the reader of /proc/<pid>/mountinfo sees ids: its user namespace. */
 static int perfctrfs_show_options(struct seq_file *m, struct dentry *root)
 {
-	struct perfctrfs_mount_opts *opts = &perfctrfs_sbi(root->d_sb)->opts;
+	struct perfctrfs_mount_opts opts;
 
-	if (!uid_eq(opts->uid, GLOBAL_ROOT_UID))
+	perfctrfs_get_opts(root->d_sb, &opts);
+	if (!uid_eq(opts.uid, GLOBAL_ROOT_UID))
 		seq_printf(m, ",uid=%u",
-			   from_kuid_munged(&init_user_ns, opts->uid));
-	if (!gid_eq(opts->gid, GLOBAL_ROOT_GID))
+			   from_kuid_munged(seq_user_ns(m), opts.uid));
+	if (!gid_eq(opts.gid, GLOBAL_ROOT_GID))
 		seq_printf(m, ",gid=%u",
-			   from_kgid_munged(&init_user_ns, opts->gid));
-	if (opts->mode != PERFCTRFS_DEFAULT_MODE)
-		seq_printf(m, ",mode=%04o", opts->mode);
+			   from_kgid_munged(seq_user_ns(m), opts.gid));
+	if (opts.mode != PERFCTRFS_DEFAULT_MODE)
+		seq_printf(m, ",mode=%04o", opts.mode);
 	return 0;
 }
 
@@ -186,9 +203,10 @@ static int perfctrfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	struct perfctrfs_cat *cat;
 	struct inode *root;
 
-	fsi = kzalloc(sizeof(*fsi), GFP_KERNEL);
+	fsi = kzalloc(sizeof(*fsi), GFP_KERNEL_ACCOUNT);
 	if (!fsi)
 		return -ENOMEM;
+	spin_lock_init(&fsi->opts_lock);
 	fsi->opts = *opts;
 	sb->s_fs_info = fsi;	/* freed by perfctrfs_kill_sb(), even on error */
 
@@ -206,7 +224,7 @@ static int perfctrfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_time_gran = 1;
 	sb->s_iflags |= SB_I_NOEXEC | SB_I_NODEV;
 
-	node = kzalloc(sizeof(*node), GFP_KERNEL);
+	node = kzalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
 	if (!node)
 		return -ENOMEM;
 	node->level = PERFCTRFS_LVL_ROOT;
@@ -231,8 +249,11 @@ static int perfctrfs_get_tree(struct fs_context *fc)
 static int perfctrfs_reconfigure(struct fs_context *fc)
 {
 	struct perfctrfs_mount_opts *opts = fc->fs_private;
+	struct perfctrfs_fs_info *fsi = perfctrfs_sbi(fc->root->d_sb);
 
-	perfctrfs_sbi(fc->root->d_sb)->opts = *opts;
+	spin_lock(&fsi->opts_lock);
+	fsi->opts = *opts;
+	spin_unlock(&fsi->opts_lock);
 	return 0;
 }
 
@@ -252,14 +273,14 @@ static int perfctrfs_init_fs_context(struct fs_context *fc)
 {
 	struct perfctrfs_mount_opts *opts;
 
-	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+	opts = kzalloc(sizeof(*opts), GFP_KERNEL_ACCOUNT);
 	if (!opts)
 		return -ENOMEM;
 	opts->uid = GLOBAL_ROOT_UID;
 	opts->gid = GLOBAL_ROOT_GID;
 	opts->mode = PERFCTRFS_DEFAULT_MODE;
 	if (fc->purpose == FS_CONTEXT_FOR_RECONFIGURE && fc->root)
-		*opts = perfctrfs_sbi(fc->root->d_sb)->opts;
+		perfctrfs_get_opts(fc->root->d_sb, opts);
 	fc->fs_private = opts;
 	fc->ops = &perfctrfs_context_ops;
 	return 0;

@@ -34,7 +34,8 @@
 # Helpers (tests/helpers, static for the guests): leafio (scripted
 # read/pread/poll/write/sendfile on one open leaf), perfopen (the same
 # request to perf_event_open, for errno comparison), fsop (one syscall, its
-# errno name), xattr, spin, pagetouch, ipcheck, runas.
+# errno name), lookupid (lookups, and how many perf events anyone made
+# meanwhile), xattr, spin, pagetouch, ipcheck, runas.
 #
 # What the suite may use: bash, busybox applets with busybox options only
 # (cat head ls stat find awk sed grep sleep timeout dd kill), and the

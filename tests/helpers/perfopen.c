@@ -8,6 +8,8 @@
  *
  *	EV	TYPE:CONFIG[:MODS], MODS from u k h I as in perfctrfs names
  *		(1:0x1 is task_clock, 1:0x1:u the same in user mode only);
+ *		CONFIG may be CONFIG/CONFIG1[/CONFIG2], the other two
+ *		words (what <pmu>.config1=,config2= set: kprobe_addr...)
  *		'+' opens a group led by the first
  *	-p	target pid (default 0, the caller; -1 every task)
  *	-C	cpu (default -1, any)
@@ -30,12 +32,23 @@ static int parse_ev(char *s, struct perf_event_attr *a)
 	char *type = strtok(s, ":"), *config = strtok(NULL, ":");
 	char *mods = strtok(NULL, ":");
 	int u = 0, k = 0, h = 0;
+	char *c1, *c2;
 
 	if (!type || !config)
 		return -1;
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->type = num_arg(type);
+	c1 = strchr(config, '/');
+	if (c1) {
+		*c1++ = '\0';
+		c2 = strchr(c1, '/');
+		if (c2) {
+			*c2++ = '\0';
+			a->config2 = num_arg(c2);
+		}
+		a->config1 = num_arg(c1);
+	}
 	a->config = num_arg(config);
 	a->disabled = 0;
 	a->read_format = PERF_FORMAT_GROUP;

@@ -7,6 +7,12 @@
 #   paranoid   -1, 0, 1, 2   (kernel.perf_event_paranoid, restored on exit)
 #   targets    self, another user's process, pid 1, CPU-wide (cpu 0, all)
 #   events     context_switches and context_switches:u
+#   PMUs that act when an event is made, with and without :u, for self
+#   and CPU-wide: a tracepoint (sched_switch, when tracefs is there), a
+#   kprobe at vfs_read, a uprobe without a path, a breakpoint without a
+#   type (each exists only where the kernel has the PMU)
+#   namespaces user1 as root of a new user namespace, root in a new pid
+#              namespace: context_switches, self and CPU-wide
 #
 # Each cell is "mount errno / perf errno" ("ok" for success) and must
 # agree.  Then the mount options: a second mount with uid=user1,gid=user1,
@@ -26,7 +32,7 @@ daemon=${PERFCTR_FUSE_BIN:-$top/proto-fuse/perfctrfs-fuse}
 backend=${PERFCTR_BACKEND:-fuse}
 u1=${PERFCTR_USER1:-perfctr-t1}
 u2=${PERFCTR_USER2:-perfctr-t2}
-mnt=${PERFCTR_MNT:-} work= pids=() dpids=() n=0 fail=0
+mnt=${PERFCTR_MNT:-} work= pids=() dpids=() n=0 fail=0 tracefs_mounted=
 orig=$(cat /proc/sys/kernel/perf_event_paranoid)
 
 tap() {
@@ -45,6 +51,7 @@ cleanup() {
 	[ ${#pids[@]} -gt 0 ] && kill "${pids[@]}" 2>/dev/null
 	[ ${#dpids[@]} -gt 0 ] && kill "${dpids[@]}" 2>/dev/null
 	[ -n "$work" ] && rm -rf "$work"
+	[ -n "$tracefs_mounted" ] && umount "$tracefs_mounted"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -156,6 +163,104 @@ for par in -1 0 1 2; do
 		done
 	done
 	tap "$([ $bad = 0 ]; echo $?)" "paranoid $par: $cells cells, $bad disagree (4 callers x 4 targets x :u)"
+done
+
+# The PMUs whose event_init acts: "name path-event perfopen-spec" rows.
+# Their cells compare errnos above all: perf core checks for both.
+pmu_type() { cat "/sys/bus/event_source/devices/$1/type" 2>/dev/null; }
+probe_rows=()
+tracefs=/sys/kernel/tracing
+if [ ! -d $tracefs/events ] && mount -t tracefs nodev $tracefs 2>/dev/null; then
+	tracefs_mounted=$tracefs
+fi
+if t=$(pmu_type tracepoint) && id=$(cat $tracefs/events/sched/sched_switch/id 2>/dev/null); then
+	probe_rows+=("tracepoint tracepoint.config=$id $t:$id")
+fi
+addr=$(awk '$3 == "vfs_read" && $2 ~ /^[Tt]$/ { print $1; exit }' /proc/kallsyms)
+addr=$(echo "$addr" | sed 's/^0*//')
+if t=$(pmu_type kprobe) && [ -n "$addr" ]; then
+	probe_rows+=("kprobe kprobe.config2=0x$addr $t:0/0/0x$addr")
+fi
+if t=$(pmu_type uprobe); then
+	probe_rows+=("uprobe uprobe.config2=0x10 $t:0/0/0x10")
+fi
+if t=$(pmu_type breakpoint); then
+	probe_rows+=("bp breakpoint.config=0x0 $t:0")
+fi
+callers_ns="userns pidns"
+# as(): two callers more, in namespaces of their own
+as_ns() {
+	case $1 in
+	userns) "$H/runas" "$uid1" "$gid1" unshare -U -r "${@:2}" ;;
+	pidns) unshare -p -f "${@:2}" ;;
+	*) as "$@" ;;
+	esac
+}
+via_mount_ns() {
+	local r
+	r=$(as_ns "$1" "$H/leafio" "$2" read 2>&1 | head -1)
+	case $r in
+	"open "*) echo "${r#open }" ;;
+	[0-9]*) echo ok ;;
+	*) echo "?$r" ;;
+	esac
+}
+via_perf_ns() {
+	local r
+	r=$(as_ns "$1" "$H/perfopen" "${@:2}" 2>&1 | head -1)
+	case $r in
+	ok*) echo ok ;;
+	*) echo "$r" ;;
+	esac
+}
+ns_ok=1
+for who in $callers_ns; do
+	r=$(as_ns "$who" true 2>&1) || { ns_ok=0; echo "# no $who caller here: $r"; }
+done
+for par in -1 0 1 2; do
+	echo "$par" > /proc/sys/kernel/perf_event_paranoid
+	bad=0 cells=0
+	for row in "${probe_rows[@]}"; do
+		read -r kind pev pspec <<< "$row"
+		for who in $callers; do
+			for tgt in self cpuwide; do
+				for mod in "" ":u"; do
+					case $tgt in
+					self) path=all/$pev$mod/self/simple/0 popt=(-p 0) ;;
+					cpuwide) path=0/$pev$mod/all/simple/0 popt=(-p -1 -C 0) ;;
+					esac
+					m=$(via_mount "$who" "$mnt/$path")
+					p=$(via_perf "$who" "${popt[@]}" "$pspec$mod")
+					cells=$((cells + 1))
+					mark=
+					[ "$m" = "$p" ] || { mark=" <-- DISAGREE"; bad=$((bad + 1)); }
+					printf '%-4s %-8s %-7s %-4s %s/%s%s\n' "$par" "$who" "$tgt" \
+						"$kind${mod:-  }" "$m" "$p" "$mark" >> "$work/matrix"
+				done
+			done
+		done
+	done
+	tap "$([ $bad = 0 ]; echo $?)" "paranoid $par, PMUs that act (${#probe_rows[@]}: $(for r in "${probe_rows[@]}"; do printf '%s ' "${r%% *}"; done)): $cells cells, $bad disagree"
+	[ $ns_ok = 1 ] || continue
+	bad=0 cells=0
+	for who in $callers_ns; do
+		for tgt in self cpuwide; do
+			for mod in "" ":u"; do
+				case $tgt in
+				self) path=all/context_switches$mod/self/simple/0 popt=(-p 0) ;;
+				cpuwide) path=0/context_switches$mod/all/simple/0 popt=(-p -1 -C 0) ;;
+				esac
+				m=$(via_mount_ns "$who" "$mnt/$path")
+				p=$(via_perf_ns "$who" "${popt[@]}" "1:0x3$mod")
+				cells=$((cells + 1))
+				mark=
+				[ "$m" = "$p" ] || { mark=" <-- DISAGREE"; bad=$((bad + 1)); }
+				printf '%-4s %-8s %-7s %-4s %s/%s%s\n' "$par" "$who" "$tgt" \
+					"${mod:-  }" "$m" "$p" "$mark" >> "$work/matrix"
+			done
+		done
+	done
+	tap "$([ $bad = 0 ]; echo $?)" "paranoid $par, callers in new user and pid namespaces: $cells cells, $bad disagree"
 done
 echo "$orig" > /proc/sys/kernel/perf_event_paranoid
 
