@@ -267,6 +267,43 @@ static void fill_entry(const struct pf_node *n, uint64_t ino,
 }
 
 /*
+ * A composed name (modifiers, groups, raw codes, PMU terms) that already
+ * parsed against the grammar and the PMUs' sysfs formats.  Lookup is pure:
+ * no event is made for it.  Only its members that name a catalogue event
+ * are checked, against the probe the daemon made of its own catalogue
+ * (cycles:u is no more there than cycles is); raw codes and terms are
+ * perf's to judge at open, for the opener.
+ */
+static int composed_check(const struct pf_node *cpu, const char *name)
+{
+	const struct pf_candidate *c;
+	char member[NAME_MAX + 1];
+	const char *p = name, *end;
+	size_t len;
+	int err;
+
+	for (; *p; p = *end ? end + 1 : end) {
+		end = strchr(p, '+');
+		if (!end)
+			end = p + strlen(p);
+		len = end - p;
+		if (memchr(p, ':', len))
+			len = (const char *)memchr(p, ':', len) - p;
+		if (len > NAME_MAX)
+			return -ENOENT;
+		memcpy(member, p, len);
+		member[len] = 0;
+		c = pf_candidate_find(member);
+		if (!c)
+			continue;
+		err = pf_probe_cached(&cpu->u.cpu, c - pf_candidate(0));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
  * Does @name name something at the level below @parent?  Fills the level
  * data of @tmpl.  Returns 0 or -ENOENT.
  */
@@ -300,7 +337,7 @@ static int resolve(struct pf_node *parent, const char *name,
 
 			return pf_probe_cached(&cpu->u.cpu, i);
 		}
-		return pf_probe_spec(&cpu->u.cpu, &tmpl->u.ev);
+		return composed_check(cpu, name);
 	case PF_PID:
 		if (perfctrfs_parse_pid(name, len, &tmpl->u.pid))
 			return -ENOENT;

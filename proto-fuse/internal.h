@@ -8,6 +8,8 @@
  *   counter.c  perf_event_open, groups, reads, ring buffers, credentials,
  *              and the event loop that answers blocked reads
  *   watch.c    one pidfd per counted target, shared by its leaves
+ *   opener.c   the processes that open counters with a caller's rights
+ *   creds.c    which rights those are (pure rules, unit-tested)
  *
  * One mutex (pf_lock) guards every open leaf and the node table: the
  * daemon is small, the machine has few cores, and one lock keeps the
@@ -26,6 +28,7 @@
 #include <sys/types.h>
 
 #include "../fs/perfctrfs/grammar.h"
+#include "creds.h"
 
 #define PF_NAME		"perfctrfs-fuse"
 #define PF_VERSION	"0.1"
@@ -101,8 +104,6 @@ unsigned int pf_nr_candidates(void);
 const struct pf_candidate *pf_candidate(unsigned int i);
 const struct pf_candidate *pf_candidate_find(const char *name);
 int pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i);
-int pf_probe_spec(const struct perfctrfs_cpu *cpu,
-		  const struct perfctrfs_event_spec *spec);
 const char *pf_builtin_description(const char *name);
 
 /* counter.c */
@@ -128,8 +129,27 @@ void pf_file_poll(fuse_req_t req, struct pf_file *f,
 int pf_file_control(struct pf_file *f, const char *word, size_t len);
 int pf_file_ioctl(struct pf_file *f, unsigned int cmd);
 unsigned long pf_open_counters(void);
-long pf_perf_open(const void *attr, pid_t pid, int cpu, int group_fd,
-		  unsigned long flags);
+
+/* opener.c: perf_event_open for a caller, with the caller's rights */
+struct perf_event_attr;
+
+struct pf_caller {
+	pid_t tid;			/* in the daemon's pid namespace */
+	struct pf_status st;
+	struct pf_creds creds;		/* what its opener holds */
+	bool same_pidns;		/* as the daemon's */
+};
+
+int pf_opener_init(const char **why);
+void pf_opener_exit(void);
+unsigned int pf_nr_openers(void);
+int pf_task_status(pid_t tid, struct pf_status *st);
+int pf_caller_get(pid_t tid, struct pf_caller *c);
+bool pf_target_refused(const struct pf_caller *c, pid_t tgid);
+pid_t pf_caller_pid(const struct pf_caller *c, pid_t pid);
+int pf_open_group(const struct pf_caller *c, struct perf_event_attr *attr,
+		  unsigned int nr, pid_t pid, int cpu, bool fallback,
+		  int *fds, bool *no_signal);
 
 /*
  * The daemon itself short of fds or memory: an answer about us, not about

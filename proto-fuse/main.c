@@ -45,14 +45,31 @@ void pf_log(int prio, const char *fmt, ...)
 
 struct pf_cmdline {
 	char *uid, *gid, *mode;
+	bool allow_other;
 };
+
+enum { KEY_ALLOW_OTHER };
 
 static const struct fuse_opt pf_fuse_opts[] = {
 	{ "uid=%s", offsetof(struct pf_cmdline, uid), 0 },
 	{ "gid=%s", offsetof(struct pf_cmdline, gid), 0 },
 	{ "mode=%s", offsetof(struct pf_cmdline, mode), 0 },
+	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_END
 };
+
+/* Note allow_other, and leave it (and everything else) to libfuse. */
+static int opt_proc(void *data, const char *arg, int key,
+		    struct fuse_args *outargs)
+{
+	struct pf_cmdline *cl = data;
+
+	(void)arg;
+	(void)outargs;
+	if (key == KEY_ALLOW_OTHER)
+		cl->allow_other = true;
+	return 1;
+}
 
 static int parse_id(const char *s, bool group, unsigned int *out)
 {
@@ -165,9 +182,10 @@ int main(int argc, char *argv[])
 	struct fuse_cmdline_opts opts;
 	struct fuse_loop_config *cfg;
 	struct pf_cmdline cl = { 0 };
+	const char *why = NULL;
 	int ret = 1;
 
-	if (fuse_opt_parse(&args, &cl, pf_fuse_opts, NULL) == -1)
+	if (fuse_opt_parse(&args, &cl, pf_fuse_opts, opt_proc) == -1)
 		return 1;
 	if (fuse_parse_cmdline(&args, &opts) != 0)
 		return 1;
@@ -201,6 +219,15 @@ int main(int argc, char *argv[])
 			     "default_permissions,fsname=perfctrfs,subtype=perfctrfs"))
 		goto out_args;
 
+	/*
+	 * Fail closed: serving every user is only safe when each open runs
+	 * with that user's rights.  Without allow_other the kernel lets only
+	 * our own user in, and opens run here for callers that are us.
+	 */
+	if (pf_opener_init(&why) && cl.allow_other) {
+		fprintf(stderr, "%s: refusing allow_other: %s\n", argv[0], why);
+		goto out_args;
+	}
 	raise_nofile();
 	if (pf_catalog_init()) {
 		fprintf(stderr, "%s: cannot read the PMUs in sysfs\n", argv[0]);
@@ -260,6 +287,7 @@ out_session:
 out_catalog:
 	pf_fs_exit();
 	pf_catalog_exit();
+	pf_opener_exit();
 out_args:
 	free(opts.mountpoint);
 	free(cl.uid);
