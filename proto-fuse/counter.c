@@ -122,6 +122,8 @@ struct pf_file {
 	unsigned int qhead, qlen;
 	uint64_t lost_pending;
 	uint64_t irq_sum;
+	uid_t uid;			/* whose share its counters are */
+	unsigned long share;
 };
 
 pthread_mutex_t pf_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -1054,38 +1056,70 @@ int pf_file_ioctl(struct pf_file *f, unsigned int cmd)
 
 /* ---- open and release ------------------------------------------------- */
 
-static void file_free(struct pf_file *f)
+/*
+ * Under pf_lock: take @f out of the event loop's sight.  Its counters stay
+ * open, for file_destroy() to close without the lock.
+ */
+static void file_unhook(struct pf_file *f)
 {
 	unsigned int s, m;
 
-	if (!f)
-		return;
 	for (s = 0; f->sets && s < f->nr_sets; s++) {
 		struct pf_set *set = &f->sets[s];
 
 		if (set->polled)
 			ep_del(set->fd[0]);
-		if (set->meta)
-			munmap(set->meta, set->rb_len);
+		set->polled = false;
 		for (m = 0; m < f->nr_members; m++)
 			if (set->fd[m] >= 0) {
 				if ((unsigned int)set->fd[m] < nr_fd_keys)
 					fd_keys[set->fd[m]] = 0;
-				close(set->fd[m]);
 				nr_counters--;
 			}
 	}
-	free(f->sets);
 	if (f->timerfd >= 0) {
 		ep_del(f->timerfd);
 		close(f->timerfd);
+		f->timerfd = -1;
 	}
 	if (f->watch)
 		pf_watch_del(f->watch, f, epfd);
+	f->watch = NULL;
 	if (f->ph)
 		fuse_pollhandle_destroy(f->ph);
+	f->ph = NULL;
+}
+
+/*
+ * Close @f's counters and free it, without pf_lock: closing the counters
+ * of a process of thousands of threads is slow, and nobody else's read
+ * waits for it.
+ */
+static void file_destroy(struct pf_file *f)
+{
+	unsigned int s, m;
+
+	for (s = 0; f->sets && s < f->nr_sets; s++) {
+		struct pf_set *set = &f->sets[s];
+
+		if (set->meta)
+			munmap(set->meta, set->rb_len);
+		for (m = 0; m < f->nr_members; m++)
+			if (set->fd[m] >= 0)
+				close(set->fd[m]);
+	}
+	pf_share_give(f->uid, f->share);
+	free(f->sets);
 	free(f->q);
 	free(f);
+}
+
+static void file_free(struct pf_file *f)
+{
+	if (!f)
+		return;
+	file_unhook(f);
+	file_destroy(f);
 }
 
 static int file_slot(struct pf_file *f)
@@ -1427,6 +1461,12 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	for (s = 0; s < f->nr_sets; s++)
 		for (m = 0; m < PERFCTRFS_MAX_GROUP; m++)
 			f->sets[s].fd[m] = -1;
+	/* the caller's share, before any counter exists */
+	f->uid = ctx->uid;
+	err = pf_share_take(f->uid, (unsigned long)nr * f->nr_members);
+	if (err)
+		goto fail_early;
+	f->share = (unsigned long)nr * f->nr_members;
 
 	/*
 	 * Pid counters follow the children the target makes after the open;
@@ -1508,8 +1548,9 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 fail_slot:
 	files[f->slot] = NULL;
 fail:
-	file_free(f);
+	file_unhook(f);
 	pthread_mutex_unlock(&pf_lock);
+	file_destroy(f);
 	free(where);
 	free(caller);
 	free(target);
@@ -1518,6 +1559,7 @@ fail:
 
 fail_early:
 	if (f) {
+		pf_share_give(f->uid, f->share);
 		free(f->sets);
 		free(f->q);
 	}
@@ -1541,8 +1583,9 @@ void pf_file_release(struct pf_file *f)
 		fuse_reply_err(w->req, EBADF);
 		free(w);
 	}
-	file_free(f);
+	file_unhook(f);
 	pthread_mutex_unlock(&pf_lock);
+	file_destroy(f);
 }
 
 int pf_counter_init(void)

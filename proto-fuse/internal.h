@@ -10,6 +10,7 @@
  *   watch.c    one pidfd per counted target, shared by its leaves
  *   opener.c   the processes that open counters with a caller's rights
  *   creds.c    which rights those are (pure rules, unit-tested)
+ *   share.c    each user's share of the counters
  *
  * One mutex (pf_lock) guards every open leaf and the node table: the
  * daemon is small, the machine has few cores, and one lock keeps the
@@ -73,6 +74,7 @@ struct pf_opts {
 	mode_t leaf_mode;
 	mode_t dir_mode;
 	bool foreground;
+	unsigned long max_counters;	/* per uid; 0: no limit of our own */
 };
 
 extern struct pf_opts pf_opts;
@@ -129,6 +131,10 @@ void pf_file_poll(fuse_req_t req, struct pf_file *f,
 int pf_file_control(struct pf_file *f, const char *word, size_t len);
 int pf_file_ioctl(struct pf_file *f, unsigned int cmd);
 unsigned long pf_open_counters(void);
+
+/* share.c: each user's share of the counters */
+int pf_share_take(uid_t uid, unsigned long n);
+void pf_share_give(uid_t uid, unsigned long n);
 
 /* opener.c: perf_event_open for a caller, with the caller's rights */
 struct perf_event_attr;

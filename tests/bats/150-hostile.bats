@@ -223,6 +223,45 @@ openers_of() {
 	fi
 }
 
+@test "one user out of its share of counters gets EMFILE; other users and root still open" {
+	require_fuse
+	require_root
+	extra=$(extra_dir)
+	mount_extra "$extra" "max_counters=8"
+	as_user_argv "$U1"
+	# 8 threads: one leaf on them is U1's whole share
+	"${AS_USER[@]}" "$H/spin" -T 8 $((60 * SLOW)) > "$BATS_TEST_TMPDIR/spin.out" 3>&- &
+	spid=$!
+	wait_until "[ \$(wc -l < $BATS_TEST_TMPDIR/spin.out) -ge 8 ]" 100 || die "no spinner"
+	"${AS_USER[@]}" "$H/leafio" "$extra/all/task_clock:u/$spid/simple/0" sleep=$((60000 * SLOW)) \
+		> "$BATS_TEST_TMPDIR/holder.out" 2>&1 3>&- &
+	holder=$!
+	wait_until "[ \$(\"$H/xattr\" '$extra' user.perfctr.counters) = 8 ]" 100 ||
+		die "U1's leaf holds $("$H/xattr" "$extra" user.perfctr.counters) counters, not 8: $(cat "$BATS_TEST_TMPDIR/holder.out")"
+	assert_eq "$(result_of "$(as_user "$U1" "$H/leafio" "$extra/all/task_clock:u/self/simple/0" read 2>&1)")" \
+		EMFILE "$U1's ninth counter"
+	assert_eq "$(result_of "$(as_user "$U2" "$H/leafio" "$extra/all/task_clock:u/self/simple/0" read 2>&1)")" \
+		ok "$U2, while $U1 is out of its share"
+	assert_eq "$(result_of "$("$H/leafio" "$extra/all/task_clock/self/simple/0" read 2>&1)")" \
+		ok "root, while $U1 is out of its share"
+	# a share comes back when its counters close
+	kill "$holder"
+	wait_until "[ \$(\"$H/xattr\" '$extra' user.perfctr.counters) = 0 ]" 100 || die "U1's counters never closed"
+	assert_eq "$(result_of "$(as_user "$U1" "$H/leafio" "$extra/all/task_clock:u/self/simple/0" read 2>&1)")" \
+		ok "$U1 once its leaf closed"
+}
+
+@test "max_counters= takes a positive count only" {
+	require_fuse
+	require_root
+	extra=$(extra_dir)
+	for v in 0 -1 x 1x ""; do
+		run timeout 20 "$PERFCTR_FUSE_BIN" -f -o "allow_other,max_counters=$v" "$extra"
+		assert_eq "$status" 1 "exit status for max_counters=$v" || return 1
+		assert_match "$output" "bad .*max_counters" "its message" || return 1
+	done
+}
+
 @test "150-hostile: no counter left held" {
 	assert_no_leak
 }
