@@ -1442,8 +1442,13 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		pid.pid = caller->st.tgid;
 		is_process = true;
 	} else if (!err && pid.kind == PERFCTRFS_PID_NUM) {
-		err = pf_task_status(pid.pid, target);
-		is_process = !err && target->tgid == (pid_t)pid.pid;
+		/* the name is an id in the caller's pid namespace: ours, now */
+		pid_t here = pf_pid_from_caller(caller, pid.pid);
+
+		err = here < 0 ? here : pf_task_status(here, target);
+		if (!err)
+			pid.pid = here;
+		is_process = !err && target->tgid == here;
 		if (!err && pf_target_refused(caller, target->tgid))
 			err = -EACCES;
 	}

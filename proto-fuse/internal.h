@@ -153,6 +153,8 @@ int pf_task_status(pid_t tid, struct pf_status *st);
 int pf_caller_get(pid_t tid, struct pf_caller *c);
 bool pf_target_refused(const struct pf_caller *c, pid_t tgid);
 pid_t pf_caller_pid(const struct pf_caller *c, pid_t pid);
+pid_t pf_pid_from_caller(const struct pf_caller *c, pid_t nr);
+int pf_pid_visible(pid_t tid, pid_t nr);
 int pf_open_group(const struct pf_caller *c, struct perf_event_attr *attr,
 		  unsigned int nr, pid_t pid, int cpu, bool fallback,
 		  int *fds, bool *no_signal);

@@ -60,11 +60,18 @@
 #define PF_OPENER_IDLE		60	/* seconds */
 #define PF_OPENER_TIMEOUT	10	/* seconds for one reply */
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD		O_EXCL
+#endif
+
 #ifndef NS_GET_PARENT
 #define NS_GET_PARENT		_IO(0xb7, 0x2)
 #endif
 
+enum { OP_OPEN, OP_PIDFD };
+
 struct pf_open_req {
+	uint32_t op;			/* OP_OPEN: a group; OP_PIDFD: pid's pidfd */
 	uint32_t nr;
 	int32_t pid;
 	int32_t cpu;
@@ -143,6 +150,22 @@ static int open_group(struct pf_open_req *r, int *fds, uint32_t *no_signal)
 		}
 		fds[m] = fd;
 	}
+	return 0;
+}
+
+/*
+ * A pidfd for the task @pid names in this pid namespace, a thread's
+ * included: what the daemon reads its own id of the task from.
+ */
+static int pidfd_of(pid_t pid, int *fd)
+{
+	long r = syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
+
+	if (r < 0 && errno == EINVAL)	/* before 6.9: processes only */
+		r = syscall(SYS_pidfd_open, pid, 0);
+	if (r < 0)
+		return errno == EINVAL ? -ESRCH : -errno;
+	*fd = r;
 	return 0;
 }
 
@@ -266,10 +289,15 @@ static void __attribute__((noreturn)) opener_main(int s,
 			continue;
 		rep.nr = 0;
 		rep.no_signal = 0;
-		if (n != sizeof(req) || !req.nr || req.nr > PERFCTRFS_MAX_GROUP)
+		if (n == sizeof(req) && req.op == OP_PIDFD) {
+			rep.err = pidfd_of(req.pid, fds);
+			req.nr = 1;
+		} else if (n != sizeof(req) || req.op != OP_OPEN || !req.nr ||
+			   req.nr > PERFCTRFS_MAX_GROUP) {
 			rep.err = -EINVAL;
-		else
+		} else {
 			rep.err = open_group(&req, fds, &rep.no_signal);
+		}
 		if (!rep.err)
 			rep.nr = req.nr;
 		opener_send(s, &rep, fds);
@@ -279,6 +307,35 @@ static void __attribute__((noreturn)) opener_main(int s,
 }
 
 /* ---- the daemon's side ---------------------------------------------- */
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n = 0;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ESRCH ? -ENOENT : -errno;
+	while (len < size - 1) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	if (n < 0)
+		err = errno == ESRCH ? -ENOENT : -errno;
+	close(fd);
+	if (err)
+		return err;
+	if (!len)
+		return -ENOENT;		/* it died between open and read */
+	buf[len] = 0;
+	return 0;
+}
+
 
 /* Wait for one reply, its fds into @fds; -ETIMEDOUT, -EPIPE or -EIO. */
 static int opener_recv(int s, struct pf_open_rep *rep, int *fds)
@@ -539,6 +596,43 @@ static void opener_put(struct pf_opener *o, bool dead)
 }
 
 /*
+ * One request to @c's opener, its reply into @rep and @fds: 0, or the
+ * daemon's own -errno when the opener could not answer.
+ */
+static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
+		       struct pf_open_rep *rep, int *fds)
+{
+	struct pf_opener *o;
+	int err, tries;
+
+	/* a caller that killed its own opener gets one fresh try */
+	for (tries = 0; tries < 2; tries++) {
+		err = opener_get(c, &o);
+		if (err)
+			return err;
+		pthread_mutex_lock(&o->lock);
+		if (o->dead)
+			err = -EPIPE;
+		else if (send(o->sock, req, sizeof(*req), MSG_NOSIGNAL) !=
+			 sizeof(*req))
+			err = -EPIPE;
+		else
+			err = opener_recv(o->sock, rep, fds);
+		if (err && err != -EMFILE)
+			o->dead = true;
+		pthread_mutex_unlock(&o->lock);
+		opener_put(o, err && err != -EMFILE);
+		if (err == -ETIMEDOUT)
+			return -EAGAIN;	/* stopped: the caller's own doing */
+		if (!err || pf_err_transient(-err))
+			break;
+	}
+	if (err)
+		return pf_err_transient(-err) ? err : -EIO;
+	return 0;
+}
+
+/*
  * Open one perf group for @c: @nr attrs on (@pid, @cpu), @pid in the
  * caller's pid namespace.  0 and the fds in @fds, or perf's -errno.
  */
@@ -548,11 +642,11 @@ int pf_open_group(const struct pf_caller *c, struct perf_event_attr *attr,
 {
 	struct pf_open_req req;
 	struct pf_open_rep rep;
-	struct pf_opener *o;
-	int err, tries;
 	uint32_t nosig;
+	int err;
 
 	memset(&req, 0, sizeof(req));
+	req.op = OP_OPEN;
 	req.nr = nr;
 	req.pid = pid;
 	req.cpu = cpu;
@@ -566,63 +660,53 @@ int pf_open_group(const struct pf_caller *c, struct perf_event_attr *attr,
 		*no_signal = nosig;
 		return err;
 	}
-	/* a caller that killed its own opener gets one fresh try */
-	for (tries = 0; tries < 2; tries++) {
-		err = opener_get(c, &o);
-		if (err)
-			return err;
-		pthread_mutex_lock(&o->lock);
-		if (o->dead)
-			err = -EPIPE;
-		else if (send(o->sock, &req, sizeof(req), MSG_NOSIGNAL) !=
-			 sizeof(req))
-			err = -EPIPE;
-		else
-			err = opener_recv(o->sock, &rep, fds);
-		if (err && err != -EMFILE)
-			o->dead = true;
-		pthread_mutex_unlock(&o->lock);
-		opener_put(o, err && err != -EMFILE);
-		if (err == -ETIMEDOUT)
-			return -EAGAIN;	/* stopped: the caller's own doing */
-		if (!err || pf_err_transient(-err))
-			break;
-	}
+	err = opener_call(c, &req, &rep, fds);
 	if (err)
-		return pf_err_transient(-err) ? err : -EIO;
+		return err;
 	*no_signal = rep.no_signal;
 	return rep.err;
 }
 
-/* ---- callers -------------------------------------------------------- */
-
-static int read_file(const char *path, char *buf, size_t size)
+/*
+ * The id in our pid namespace of the task that @c calls @nr in its own:
+ * its opener lives there, takes a pidfd for @nr, and the pidfd's fdinfo
+ * says who that is here.  -ESRCH when @c has no such task.
+ */
+pid_t pf_pid_from_caller(const struct pf_caller *c, pid_t nr)
 {
-	size_t len = 0;
-	ssize_t n = 0;
-	int fd, err = 0;
+	struct pf_open_req req;
+	struct pf_open_rep rep;
+	char path[64], buf[4096], *p;
+	int fd, err;
+	pid_t pid;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ESRCH ? -ENOENT : -errno;
-	while (len < size - 1) {
-		n = read(fd, buf + len, size - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
+	if (c->same_pidns) {
+		snprintf(path, sizeof(path), "/proc/%d", (int)nr);
+		return access(path, F_OK) ? -ESRCH : nr;
 	}
-	if (n < 0)
-		err = errno == ESRCH ? -ENOENT : -errno;
-	close(fd);
+	if (!separated)
+		return -ESRCH;	/* we cannot enter its namespace */
+	memset(&req, 0, sizeof(req));
+	req.op = OP_PIDFD;
+	req.pid = nr;
+	err = opener_call(c, &req, &rep, &fd);
+	if (!err)
+		err = rep.err;
 	if (err)
 		return err;
-	if (!len)
-		return -ENOENT;		/* it died between open and read */
-	buf[len] = 0;
-	return 0;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	err = read_file(path, buf, sizeof(buf));
+	close(fd);
+	if (err)
+		return err == -ENOENT ? -ESRCH : err;
+	p = strstr(buf, "\nPid:");
+	if (!p)
+		return -ESRCH;
+	pid = strtol(p + 5, NULL, 10);
+	return pid > 0 ? pid : -ESRCH;	/* -1: it has exited */
 }
+
+/* ---- callers -------------------------------------------------------- */
 
 /* /proc/<tid>/status, parsed; -ENOENT when the task is gone. */
 int pf_task_status(pid_t tid, struct pf_status *st)
@@ -671,6 +755,30 @@ int pf_caller_get(pid_t tid, struct pf_caller *c)
 	c->same_pidns = pns.st_dev == own_pidns.st_dev &&
 			pns.st_ino == own_pidns.st_ino;
 	return 0;
+}
+
+/*
+ * Does the thread @tid's pid namespace have a task @nr?  0, -ENOENT, or
+ * -EACCES for a caller FUSE could not name (pid 0: a pid namespace that
+ * ours does not contain).
+ */
+int pf_pid_visible(pid_t tid, pid_t nr)
+{
+	struct pf_caller *c;
+	pid_t pid;
+	int err;
+
+	if (tid <= 0)
+		return -EACCES;
+	c = malloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	err = pf_caller_get(tid, c);
+	pid = err ? err : pf_pid_from_caller(c, nr);
+	free(c);
+	if (pid == -ESRCH)
+		return -ENOENT;
+	return pid < 0 ? pid : 0;
 }
 
 /*

@@ -96,6 +96,45 @@ openers_of() {
 	[ -z "$bad" ] || die "root of a user namespace got more than perf gives it:$bad"
 }
 
+# ---- pid namespaces: both backends --------------------------------------
+
+# Run "sh -c SCRIPT ARGS..." as pid 1 of a new pid namespace with its own
+# /proc: as root directly, as a user inside a new user namespace too.
+in_pidns() {
+	if is_root; then
+		unshare -pf --mount-proc sh -c "$@"
+	else
+		unshare -Urpf --mount-proc sh -c "$@"
+	fi
+}
+
+@test "in a new pid namespace, numbered pids are that namespace's: 1 is its init, readdir lists its pids" {
+	require_cmd unshare
+	in_pidns 'exit 0' 2>/dev/null || skip "cannot make a pid namespace here"
+	run in_pidns '
+		ev=$1 M=$2 H=$3
+		echo "self $$"
+		echo "leaf $("$H/leafio" "$M/all/$ev/1/simple/0" read 2>&1)"
+		echo "perf $("$H/perfopen" -p 1 "$4")"
+		echo "listed $("$H/fsop" readdir "$M/all/$ev" | cut -d" " -f2 | grep -E "^[0-9]+$" | tr "\n" " ")"
+		echo "outer $("$H/fsop" stat "$M/all/$ev/$5" | cut -d" " -f1)"
+	' sh "task_clock$U" "$M" "$H" "1:1$U" "$$"
+	echo "$output" | sed 's/^/# /' >&2
+	assert_eq "$(echo "$output" | sed -n 's/^self //p')" 1 "the shell's pid in its namespace"
+	leaf=$(echo "$output" | sed -n 's/^leaf //p')
+	perf=$(echo "$output" | sed -n 's/^perf //p')
+	is_count "$leaf" || die "counting pid 1 there: $leaf"
+	assert_match "$perf" '^ok' "perf counting pid 1 there"
+	listed=$(echo "$output" | sed -n 's/^listed //p')
+	[[ " $listed " == *" 1 "* ]] || die "pid 1 not listed there: $listed"
+	# the namespace has a handful of processes; the host many more
+	n=$(echo "$listed" | wc -w)
+	assert_le "$n" 10 "pids listed in a namespace of a few processes"
+	# this shell's pid outside means nothing inside (unless it is small)
+	[ "$$" -le 10 ] || assert_eq "$(echo "$output" | sed -n 's/^outer //p')" ENOENT \
+		"lookup there of the outer shell's pid $$"
+}
+
 # ---- lookups are pure: both backends ------------------------------------
 
 @test "a composed name resolves from the grammar alone; its open gives perf's errno" {
