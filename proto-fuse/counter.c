@@ -87,6 +87,7 @@ struct pf_waiter {
 	size_t size;
 	bool registering;		/* read handler still owns it */
 	bool interrupted;
+	bool deferred;			/* a signal it sleeps through: rechecked */
 };
 
 struct pf_irq_rec {
@@ -587,8 +588,39 @@ static struct pf_file *file_by_key(uint64_t key)
 	return f;
 }
 
+/*
+ * Forward: see read_interrupted().
+ */
+static bool interrupt_wanted(fuse_req_t req);
+
+/* End the reads of @f whose deferred interrupt has become one to honour. */
+static bool recheck_deferred(struct pf_file *f)
+{
+	struct pf_waiter **pp, *w;
+	bool any = false;
+
+	for (pp = &f->waiters; (w = *pp);) {
+		if (w->deferred && !w->registering && interrupt_wanted(w->req)) {
+			*pp = w->next;
+			if (f->wtail == &w->next)
+				f->wtail = pp;
+			fuse_reply_err(w->req, EINTR);
+			free(w);
+			continue;
+		}
+		any |= w->deferred;
+		pp = &w->next;
+	}
+	return any;
+}
+
 static bool needs_tick(const struct pf_file *f)
 {
+	struct pf_waiter *w;
+
+	for (w = f->waiters; w; w = w->next)
+		if (w->deferred)
+			return true;
 	if (!(f->waiters || f->ph) || f->dead)
 		return false;
 	/* only the tick sees a CPU go offline */
@@ -651,6 +683,7 @@ static void kick_all(void)
 		if (files[s]->nopidfd_pid && !files[s]->dead &&
 		    pid_exited(files[s]->nopidfd_pid))
 			file_mark_dead(files[s]);
+		recheck_deferred(files[s]);
 		file_check_cpu(files[s]);
 		file_kick(files[s]);
 		again |= needs_tick(files[s]);
@@ -844,11 +877,59 @@ static void *pf_loop(void *arg)
  * happens: the pointer compare is safe because libfuse holds a reference
  * to the request while it calls us).
  */
+/*
+ * Should this interrupt end the blocked read @req with EINTR?
+ *
+ * On a perf fd (or any kernel file) a read cut by a signal returns
+ * -ERESTARTSYS, and the kernel restarts it after a stop, or after a
+ * handler installed with SA_RESTART.  A FUSE daemon cannot say that: the
+ * kernel refuses reply errors at or below -512, the restart codes.  What
+ * it can see is which signals the reader has pending (/proc status), not
+ * a handler's SA_RESTART.  So: a fatal signal (SIGKILL, queued for every
+ * thread of a dying process) or a signal the reader handles ends the read
+ * with EINTR, so the handler runs now (one without SA_RESTART, an alarm
+ * for a timeout, gets what it wants; one with SA_RESTART sees EINTR: the
+ * documented limit).  Anything else, a stop (SIGSTOP, SIGTSTP, SIGTTIN),
+ * SIGCONT, or a signal whose default is to be ignored, must not break the
+ * read: it goes on, as a restarted read would.
+ */
+static bool interrupt_wanted(fuse_req_t req)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	uint64_t pnd = 0, blk = 0, cgt = 0;
+	char path[64], buf[16384], *line, *save;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)ctx->pid);
+	fd = ctx->pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return true;	/* gone, or not ours to see: let it go */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "SigPnd:", 7) || !strncmp(line, "ShdPnd:", 7))
+			pnd |= strtoull(line + 7, NULL, 16);
+		else if (!strncmp(line, "SigBlk:", 7))
+			blk = strtoull(line + 7, NULL, 16);
+		else if (!strncmp(line, "SigCgt:", 7))
+			cgt = strtoull(line + 7, NULL, 16);
+	}
+	pnd &= ~blk | (1ULL << (SIGKILL - 1));
+	return (pnd & (1ULL << (SIGKILL - 1))) || (pnd & cgt);
+}
+
 static void read_interrupted(fuse_req_t req, void *data)
 {
 	unsigned int s;
+	bool wanted;
 
 	(void)data;
+	wanted = interrupt_wanted(req);
 	pthread_mutex_lock(&pf_lock);
 	for (s = 0; s < nr_files_alloc; s++) {
 		struct pf_file *f = files[s];
@@ -861,7 +942,11 @@ static void read_interrupted(fuse_req_t req, void *data)
 
 			if (w->req != req)
 				continue;
-			if (w->registering) {
+			if (!wanted) {
+				/* the tick ends it if a fatal signal follows */
+				w->deferred = true;
+				tick_arm(true);
+			} else if (w->registering) {
 				w->interrupted = true;
 			} else {
 				*pp = w->next;

@@ -135,6 +135,41 @@ in_pidns() {
 		"lookup there of the outer shell's pid $$"
 }
 
+# ---- signals: both backends ---------------------------------------------
+
+@test "a blocked read goes on through SIGSTOP and SIGCONT and gives its lines, as on a perf fd" {
+	lf=$(leaf all "task_clock$U" self simple 1500ms)
+	"$H/leafio" "$lf" read read > "$BATS_TEST_TMPDIR/r" 2>&1 3>&- &
+	r=$!
+	sleep 0.3
+	kill -STOP "$r"
+	sleep 0.3
+	kill -CONT "$r"
+	wait_until "! kill -0 $r 2>/dev/null" 150 || die "the reader never finished"
+	wait "$r"
+	mapfile -t got < "$BATS_TEST_TMPDIR/r"
+	assert_eq "${#got[@]}" 2 "lines read: ${got[*]}"
+	is_count "${got[0]}" && is_count "${got[1]}" || die "a stopped reader read: ${got[*]}"
+}
+
+@test "fatal signals still end a blocked read: TERM, and KILL after a stop" {
+	sleep $((600 * SLOW)) 3>&- &
+	target=$!
+	lf=$(leaf all "task_clock$U" "$target" simple 1000000000000)
+	for how in TERM STOP-KILL; do
+		"$H/leafio" "$lf" read > /dev/null 2>&1 3>&- &
+		r=$!
+		sleep 0.3	# blocked in its read by now, or soon: either is a test
+		case $how in
+		TERM) kill -TERM "$r" ;;
+		STOP-KILL) kill -STOP "$r"; sleep 0.3; kill -KILL "$r" ;;
+		esac
+		# a few ticks of the daemon, not the period
+		wait_until "! kill -0 $r 2>/dev/null" 100 || die "a blocked reader outlived SIG$how"
+		wait "$r" 2>/dev/null || true
+	done
+}
+
 # ---- lookups are pure: both backends ------------------------------------
 
 @test "a composed name resolves from the grammar alone; its open gives perf's errno" {
@@ -299,6 +334,36 @@ in_pidns() {
 		assert_eq "$status" 1 "exit status for max_counters=$v" || return 1
 		assert_match "$output" "bad .*max_counters" "its message" || return 1
 	done
+}
+
+@test "the unit's daemon, killed with SIGKILL, comes back: its restart mounts and serves again" {
+	require_fuse
+	require_root
+	unit=$BATS_TEST_DIRNAME/../../packaging/perfctrfs.service
+	fstab=$BATS_TEST_DIRNAME/../../packaging/fstab.example
+	[ -f "$unit" ] && [ -f "$fstab" ] || die "no packaging/ next to the suite"
+	opts=$(sed -n 's|^ExecStart=[^ ]* .*-o \([^ ]*\) /dev/perfctr$|\1|p' "$unit")
+	[ -n "$opts" ] || die "no ExecStart= line with -o in $unit"
+	fopts=$(awk '$1 == "perfctrfs-fuse" && $3 == "fuse" { print $4 }' "$fstab")
+	[[ ",$fopts," == *,auto_unmount,* ]] ||
+		die "the fstab line ($fopts) leaves a dead daemon's mount behind"
+	extra=$(extra_dir)
+	for round in 1 2 3; do
+		# what systemd runs at each (re)start, on our directory
+		while read -r pre; do
+			pre=${pre#-}
+			${pre//\/dev\/perfctr/$extra} 2>/dev/null || true
+		done < <(sed -n 's/^ExecStartPre=//p' "$unit")
+		"$PERFCTR_FUSE_BIN" -f -o "$opts" "$extra" > "$BATS_TEST_TMPDIR/unit.log" 2>&1 3>&- &
+		pid=$!
+		wait_until "[ -d '$extra/all' ]" 100 ||
+			die "round $round: the unit's daemon did not mount: $(cat "$BATS_TEST_TMPDIR/unit.log")"
+		is_count "$(read0 "$extra/all/task_clock/self/simple/0")" ||
+			die "round $round: the mount does not serve"
+		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null || true
+	done
+	echo "$pid" > "$BATS_TEST_TMPDIR/extra.pid"
 }
 
 @test "150-hostile: no counter left held" {
