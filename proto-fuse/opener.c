@@ -24,7 +24,10 @@
  *  - a caller may signal, stop, prlimit or kill its own opener (it has
  *    its uid): that only fails its own opens.  A reply that does not come
  *    in PF_OPENER_TIMEOUT seconds retires the opener, so a stopped one
- *    never holds a daemon thread.
+ *    never holds a daemon thread;
+ *  - a pid namespace that dies takes its openers with it; a new one may
+ *    get the same inode number, and so the stale pool entry: its socket
+ *    is dead, and the one retry makes a fresh opener.
  *
  * If the daemon cannot make openers (not root, or the start-up check
  * fails), allow_other is refused (main.c), and opens run in the daemon
@@ -92,7 +95,8 @@ struct pf_opener {
 	int sock;
 	pthread_mutex_t lock;		/* one request at a time */
 	unsigned int users;		/* holders; under pool_lock */
-	bool dead;			/* under lock: retire at last put */
+	bool dead;			/* under pool_lock: out of the pool,
+					 * freed at its last put */
 	time_t used;
 };
 
@@ -391,10 +395,12 @@ static int opener_recv(int s, struct pf_open_rep *rep, int *fds)
 
 static void opener_free(struct pf_opener *o)
 {
+	/*
+	 * It exits at the EOF (a stopped one once continued).  Never a
+	 * kill(): it is nobody's child, and its pid may be another
+	 * process's by now.
+	 */
 	close(o->sock);
-	/* ours to end: a stopped one never gets to read the EOF */
-	if (o->pid > 0)
-		kill(o->pid, SIGKILL);
 	pthread_mutex_destroy(&o->lock);
 	free(o);
 }
@@ -454,8 +460,7 @@ static int opener_spawn(const struct pf_creds *c, int nsfd,
 	close(pp[0]);
 	o = calloc(1, sizeof(*o));
 	if (!o) {
-		kill(pid, SIGKILL);
-		close(sv[0]);
+		close(sv[0]);	/* it exits at the EOF */
 		return -ENOMEM;
 	}
 	o->creds = *c;
@@ -611,16 +616,13 @@ static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
 		if (err)
 			return err;
 		pthread_mutex_lock(&o->lock);
-		if (o->dead)
-			err = -EPIPE;
-		else if (send(o->sock, req, sizeof(*req), MSG_NOSIGNAL) !=
-			 sizeof(*req))
+		if (send(o->sock, req, sizeof(*req), MSG_NOSIGNAL) !=
+		    sizeof(*req))
 			err = -EPIPE;
 		else
 			err = opener_recv(o->sock, rep, fds);
-		if (err && err != -EMFILE)
-			o->dead = true;
 		pthread_mutex_unlock(&o->lock);
+		/* a dead opener leaves the pool: the retry makes a new one */
 		opener_put(o, err && err != -EMFILE);
 		if (err == -ETIMEDOUT)
 			return -EAGAIN;	/* stopped: the caller's own doing */

@@ -135,6 +135,17 @@ in_pidns() {
 		"lookup there of the outer shell's pid $$"
 }
 
+@test "pid namespaces that come and go: each one's opens work, and the mount lives on" {
+	require_cmd unshare
+	in_pidns 'exit 0' 2>/dev/null || skip "cannot make a pid namespace here"
+	# a dead namespace's inode number comes back for the next one
+	for i in 1 2 3 4 5; do
+		out=$(in_pidns '"$0" "$1" read' "$H/leafio" "$(leaf all "task_clock$U" self simple 0)" 2>&1)
+		is_count "$out" || die "namespace $i: $out"
+	done
+	is_count "$(read0 "$(leaf all "task_clock$U" self simple 0)")" || die "the mount no longer serves"
+}
+
 # ---- signals: both backends ---------------------------------------------
 
 @test "a blocked read goes on through SIGSTOP and SIGCONT and gives its lines, as on a perf fd" {
