@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -377,14 +378,12 @@ static void probe_attr(struct perf_event_attr *attr,
 }
 
 /*
- * Each member alone: whether they fit together is perf's question at
- * open, answered with perf's errno, not a lookup's ENOENT.
+ * Can @cpu count every event of @spec, a catalogue entry?  0 if so,
+ * -ENOENT if not, or the daemon's own -EMFILE, -ENFILE or -ENOMEM.  The
+ * daemon probes its own catalogue with its own rights; never a name a
+ * caller composed (fs.c checks those against the grammar only).
  */
-/*
- * Can @cpu count every event of @spec?  0 if so, -ENOENT if not, or the
- * daemon's own -EMFILE, -ENFILE or -ENOMEM.
- */
-int pf_probe_spec(const struct perfctrfs_cpu *cpu,
+static int probe_spec(const struct perfctrfs_cpu *cpu,
 		  const struct perfctrfs_event_spec *spec)
 {
 	struct perf_event_attr attr;
@@ -395,10 +394,11 @@ int pf_probe_spec(const struct perfctrfs_cpu *cpu,
 
 		probe_attr(&attr, &spec->ev[i]);
 		if (cpu->all)
-			fd = pf_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+			fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1,
+				     PERF_FLAG_FD_CLOEXEC);
 		else
-			fd = pf_perf_open(&attr, -1, cpu->cpu, -1,
-					  PERF_FLAG_FD_CLOEXEC);
+			fd = syscall(SYS_perf_event_open, &attr, -1, cpu->cpu,
+				     -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0)
 			return pf_err_transient(errno) ? -errno : -ENOENT;
 		close(fd);
@@ -406,7 +406,7 @@ int pf_probe_spec(const struct perfctrfs_cpu *cpu,
 	return 0;
 }
 
-/* pf_probe_spec() of candidate @i, remembered per CPU unless transient. */
+/* probe_spec() of candidate @i, remembered per CPU unless transient. */
 int pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i)
 {
 	unsigned int slot;
@@ -426,7 +426,7 @@ int pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i)
 		}
 		memset(probe_cache[slot], -1, nr_cands);
 	}
-	err = probe_cache[slot][i] < 0 ? pf_probe_spec(cpu, &cands[i].spec) :
+	err = probe_cache[slot][i] < 0 ? probe_spec(cpu, &cands[i].spec) :
 	      probe_cache[slot][i] ? 0 : -ENOENT;
 	if (probe_cache[slot][i] < 0 && !pf_err_transient(-err))
 		probe_cache[slot][i] = !err;

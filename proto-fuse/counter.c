@@ -38,9 +38,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/capability.h>
 #include <linux/perf_event.h>
-#include <linux/securebits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -50,7 +48,6 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -71,7 +68,6 @@
 #define TICK_NS		100000000ULL	/* fallback tick: 100ms */
 #define SIG_READS	4		/* signalfd reads a wakeup, see read_signals() */
 #define MAX_SETS	65000	/* fits the 16-bit index in epoll data */
-#define PF_MAX_GROUPS	256	/* a caller's groups we pass on */
 
 #define IDX_TIMER	0
 #define IDX_SET0	2
@@ -99,6 +95,7 @@ struct pf_waiter {
 	size_t size;
 	bool registering;		/* read handler still owns it */
 	bool interrupted;
+	bool deferred;			/* a signal it sleeps through: rechecked */
 };
 
 struct pf_irq_rec {
@@ -137,6 +134,8 @@ struct pf_file {
 	uint64_t irq_sum;
 	uint64_t overflows;		/* samples and kernel-lost records seen */
 	uint64_t unsampled;		/* periods reported lost, never sampled */
+	uid_t uid;			/* whose share its counters are */
+	unsigned long share;
 };
 
 pthread_mutex_t pf_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -150,16 +149,9 @@ static uint64_t *fd_keys;		/* perf fd -> its file's key + 1 */
 static unsigned int nr_fd_keys;
 static pthread_t loop_thread;
 static bool loop_started;
-static bool multiuser;
 static bool tick_armed;
 static bool warned_pidfd;		/* logged once: no pidfd_open here */
 static long page_size;
-
-long pf_perf_open(const void *attr, pid_t pid, int cpu, int group_fd,
-		  unsigned long flags)
-{
-	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-}
 
 unsigned long pf_open_counters(void)
 {
@@ -171,84 +163,10 @@ unsigned long pf_open_counters(void)
 	return n;
 }
 
-/*
- * What an open needs to know about a task, from one read of its
- * /proc/<tid>/status: its process, and (for the caller) what perf will
- * judge it by.
- */
-struct pf_status {
-	pid_t tgid;
-	uint64_t cap_eff;
-	int nr_groups;
-	gid_t groups[PF_MAX_GROUPS];
-};
-
 /* An errno from /proc about a task: a task that is gone is ENOENT. */
 static int proc_err(int err)
 {
 	return err == ENOENT || err == ESRCH ? -ENOENT : -err;
-}
-
-/*
- * Read /proc/<tid>/status once.  -ENOENT when the task is gone; the
- * errno itself for anything else (EMFILE when we are out of fds: never
- * ENOENT for that, or a full daemon looks like a vanished target).
- */
-static int read_status(pid_t tid, struct pf_status *st)
-{
-	char path[64], buf[16384], *line, *save, *end;
-	bool have_tgid = false, have_cap = false;
-	size_t len = 0;
-	ssize_t n;
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return proc_err(errno);
-	for (;;) {
-		n = read(fd, buf + len, sizeof(buf) - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
-		if (len == sizeof(buf) - 1)
-			break;
-	}
-	if (n < 0)
-		err = proc_err(errno);
-	close(fd);
-	if (err)
-		return err;
-	if (!len)
-		return -ENOENT;	/* it died between open and read */
-	buf[len] = 0;
-	st->nr_groups = 0;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(line, "Tgid:", 5)) {
-			st->tgid = strtol(line + 5, &end, 10);
-			have_tgid = end != line + 5;
-		} else if (!strncmp(line, "CapEff:", 7)) {
-			st->cap_eff = strtoull(line + 7, &end, 16);
-			have_cap = end != line + 7;
-		} else if (!strncmp(line, "Groups:", 7)) {
-			char *p = line + 7;
-
-			/* perf looks at no group: the first PF_MAX_GROUPS do */
-			while (st->nr_groups < PF_MAX_GROUPS) {
-				unsigned long g = strtoul(p, &end, 10);
-
-				if (end == p)
-					break;
-				st->groups[st->nr_groups++] = g;
-				p = end;
-			}
-		}
-	}
-	/* the kernel always writes both, early: a cut or odd file is EIO */
-	return have_tgid && have_cap && st->tgid > 0 ? 0 : -EIO;
 }
 
 static uint64_t ep_key(const struct pf_file *f, unsigned int idx)
@@ -267,177 +185,6 @@ static int ep_add(int fd, uint64_t key)
 static void ep_del(int fd)
 {
 	epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
-}
-
-/* ---- caller credentials ---------------------------------------------- */
-
-/*
- * When the daemon runs as root for everybody (allow_other), perf must
- * judge the caller, not us.  So the opening thread, and only it, takes the
- * caller's uids, gids, groups and effective capabilities for the
- * perf_event_open calls: raw syscalls, because glibc's wrappers change
- * every thread.  SECBIT_NO_SETUID_FIXUP keeps our permitted set across
- * the uid change so the thread can raise its effective set and switch
- * back; SECBIT_KEEP_CAPS keeps it on the way back.
- */
-struct pf_creds {
-	bool switched;
-};
-
-/*
- * The daemon's own credentials, taken once at start: a caller whose
- * uid, gid, groups and effective capabilities are these needs no switch
- * (root calling a root daemon, the common case), and every switch ends
- * by restoring them.
- */
-static struct {
-	uid_t uid;
-	gid_t gid;
-	bool ids_uniform;		/* real = effective = saved, for both */
-	uint64_t eff, permitted;
-	int nr_groups, nr_sorted;
-	gid_t *groups;			/* as getgroups() gave them */
-	gid_t *sorted;			/* the same as a sorted set */
-} own;
-
-static int gid_cmp(const void *a, const void *b)
-{
-	gid_t x = *(const gid_t *)a, y = *(const gid_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* @in as a sorted set into @out; returns its size */
-static int sort_set(gid_t *out, const gid_t *in, int n)
-{
-	int i, k = 0;
-
-	memcpy(out, in, n * sizeof(gid_t));
-	qsort(out, n, sizeof(gid_t), gid_cmp);
-	for (i = 0; i < n; i++)
-		if (!i || out[i] != out[i - 1])
-			out[k++] = out[i];
-	return k;
-}
-
-static int own_creds_init(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-	uid_t ru, eu, su;
-	gid_t rg, eg, sg;
-	int n;
-
-	if (getresuid(&ru, &eu, &su) || getresgid(&rg, &eg, &sg) ||
-	    syscall(SYS_capget, &hdr, data))
-		return -errno;
-	own.uid = eu;
-	own.gid = eg;
-	own.ids_uniform = ru == eu && su == eu && rg == eg && sg == eg;
-	own.eff = data[0].effective | (uint64_t)data[1].effective << 32;
-	own.permitted = data[0].permitted | (uint64_t)data[1].permitted << 32;
-	n = getgroups(0, NULL);
-	if (n < 0)
-		return -errno;
-	own.groups = calloc(n + 1, sizeof(gid_t));
-	own.sorted = calloc(n + 1, sizeof(gid_t));
-	if (!own.groups || !own.sorted)
-		return -ENOMEM;
-	n = getgroups(n, own.groups);
-	if (n < 0)
-		return -errno;
-	own.nr_groups = n;
-	own.nr_sorted = sort_set(own.sorted, own.groups, n);
-	return 0;
-}
-
-/* Would taking the caller's credentials change nothing perf looks at? */
-static bool creds_are_own(const struct fuse_ctx *ctx,
-			  const struct pf_status *caller)
-{
-	gid_t sorted[PF_MAX_GROUPS];
-	int n;
-
-	if (!own.ids_uniform || ctx->uid != own.uid || ctx->gid != own.gid ||
-	    (caller->cap_eff & own.permitted) != own.eff)
-		return false;
-	/* setgroups() keeps a set: order and repeats do not matter */
-	n = sort_set(sorted, caller->groups, caller->nr_groups);
-	return n == own.nr_sorted &&
-	       !memcmp(sorted, own.sorted, n * sizeof(gid_t));
-}
-
-static int set_effective(uint64_t eff)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	data[0].effective = (uint32_t)eff & data[0].permitted;
-	data[1].effective = (uint32_t)(eff >> 32) & data[1].permitted;
-	if (syscall(SYS_capset, &hdr, data))
-		return -errno;
-	return 0;
-}
-
-/* Back to the daemon's own credentials: 0, or -1 with errno set. */
-static int creds_restore(void)
-{
-	int err = set_effective(own.eff);
-
-	if (err) {
-		errno = -err;
-		return -1;
-	}
-	if (syscall(SYS_setresuid, own.uid, own.uid, own.uid) ||
-	    syscall(SYS_setresgid, own.gid, own.gid, own.gid) ||
-	    syscall(SYS_setgroups, own.nr_groups, own.groups))
-		return -1;
-	return 0;
-}
-
-static int creds_enter(fuse_req_t req, const struct pf_status *caller,
-		       struct pf_creds *c)
-{
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	int err;
-
-	c->switched = false;
-	if (!multiuser || creds_are_own(ctx, caller))
-		return 0;
-	if (syscall(SYS_setgroups, caller->nr_groups, caller->groups) ||
-	    syscall(SYS_setresgid, ctx->gid, ctx->gid, ctx->gid) ||
-	    syscall(SYS_setresuid, ctx->uid, ctx->uid, ctx->uid)) {
-		err = -errno;
-		goto undo;
-	}
-	c->switched = true;
-	err = set_effective(caller->cap_eff);
-	if (err)
-		goto undo;
-	return 0;
-undo:
-	creds_restore();
-	c->switched = false;
-	return err;
-}
-
-static void creds_leave(struct pf_creds *c)
-{
-	if (!c->switched)
-		return;
-	if (creds_restore()) {
-		/* a worker that cannot become root again must not serve */
-		pf_log(LOG_ERR, "cannot restore credentials: %s",
-		       strerror(errno));
-		abort();
-	}
-	c->switched = false;
 }
 
 /* ---- reading counts --------------------------------------------------- */
@@ -915,8 +662,39 @@ static struct pf_file *file_by_key(uint64_t key)
 	return f;
 }
 
+/*
+ * Forward: see read_interrupted().
+ */
+static bool interrupt_wanted(fuse_req_t req);
+
+/* End the reads of @f whose deferred interrupt has become one to honour. */
+static bool recheck_deferred(struct pf_file *f)
+{
+	struct pf_waiter **pp, *w;
+	bool any = false;
+
+	for (pp = &f->waiters; (w = *pp);) {
+		if (w->deferred && !w->registering && interrupt_wanted(w->req)) {
+			*pp = w->next;
+			if (f->wtail == &w->next)
+				f->wtail = pp;
+			fuse_reply_err(w->req, EINTR);
+			free(w);
+			continue;
+		}
+		any |= w->deferred;
+		pp = &w->next;
+	}
+	return any;
+}
+
 static bool needs_tick(const struct pf_file *f)
 {
+	struct pf_waiter *w;
+
+	for (w = f->waiters; w; w = w->next)
+		if (w->deferred)
+			return true;
 	if (!(f->waiters || f->ph) || f->dead)
 		return false;
 	/* only the tick sees a CPU go offline */
@@ -979,6 +757,7 @@ static void kick_all(void)
 		if (files[s]->nopidfd_pid && !files[s]->dead &&
 		    pid_exited(files[s]->nopidfd_pid))
 			file_mark_dead(files[s]);
+		recheck_deferred(files[s]);
 		file_check_cpu(files[s]);
 		file_kick(files[s]);
 		again |= needs_tick(files[s]);
@@ -1172,11 +951,59 @@ static void *pf_loop(void *arg)
  * happens: the pointer compare is safe because libfuse holds a reference
  * to the request while it calls us).
  */
+/*
+ * Should this interrupt end the blocked read @req with EINTR?
+ *
+ * On a perf fd (or any kernel file) a read cut by a signal returns
+ * -ERESTARTSYS, and the kernel restarts it after a stop, or after a
+ * handler installed with SA_RESTART.  A FUSE daemon cannot say that: the
+ * kernel refuses reply errors at or below -512, the restart codes.  What
+ * it can see is which signals the reader has pending (/proc status), not
+ * a handler's SA_RESTART.  So: a fatal signal (SIGKILL, queued for every
+ * thread of a dying process) or a signal the reader handles ends the read
+ * with EINTR, so the handler runs now (one without SA_RESTART, an alarm
+ * for a timeout, gets what it wants; one with SA_RESTART sees EINTR: the
+ * documented limit).  Anything else, a stop (SIGSTOP, SIGTSTP, SIGTTIN),
+ * SIGCONT, or a signal whose default is to be ignored, must not break the
+ * read: it goes on, as a restarted read would.
+ */
+static bool interrupt_wanted(fuse_req_t req)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	uint64_t pnd = 0, blk = 0, cgt = 0;
+	char path[64], buf[16384], *line, *save;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)ctx->pid);
+	fd = ctx->pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return true;	/* gone, or not ours to see: let it go */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "SigPnd:", 7) || !strncmp(line, "ShdPnd:", 7))
+			pnd |= strtoull(line + 7, NULL, 16);
+		else if (!strncmp(line, "SigBlk:", 7))
+			blk = strtoull(line + 7, NULL, 16);
+		else if (!strncmp(line, "SigCgt:", 7))
+			cgt = strtoull(line + 7, NULL, 16);
+	}
+	pnd &= ~blk | (1ULL << (SIGKILL - 1));
+	return (pnd & (1ULL << (SIGKILL - 1))) || (pnd & cgt);
+}
+
 static void read_interrupted(fuse_req_t req, void *data)
 {
 	unsigned int s;
+	bool wanted;
 
 	(void)data;
+	wanted = interrupt_wanted(req);
 	pthread_mutex_lock(&pf_lock);
 	for (s = 0; s < nr_files_alloc; s++) {
 		struct pf_file *f = files[s];
@@ -1189,7 +1016,11 @@ static void read_interrupted(fuse_req_t req, void *data)
 
 			if (w->req != req)
 				continue;
-			if (w->registering) {
+			if (!wanted) {
+				/* the tick ends it if a fatal signal follows */
+				w->deferred = true;
+				tick_arm(true);
+			} else if (w->registering) {
 				w->interrupted = true;
 			} else {
 				*pp = w->next;
@@ -1386,39 +1217,71 @@ int pf_file_ioctl(struct pf_file *f, unsigned int cmd)
 
 /* ---- open and release ------------------------------------------------- */
 
-static void file_free(struct pf_file *f)
+/*
+ * Under pf_lock: take @f out of the event loop's sight.  Its counters stay
+ * open, for file_destroy() to close without the lock.
+ */
+static void file_unhook(struct pf_file *f)
 {
 	unsigned int s, m;
 
-	if (!f)
-		return;
 	for (s = 0; f->sets && s < f->nr_sets; s++) {
 		struct pf_set *set = &f->sets[s];
 
 		if (set->polled)
 			ep_del(set->fd[0]);
-		if (set->meta)
-			munmap(set->meta, set->rb_len);
+		set->polled = false;
 		for (m = 0; m < f->nr_members; m++)
 			if (set->fd[m] >= 0) {
 				if ((unsigned int)set->fd[m] < nr_fd_keys)
 					fd_keys[set->fd[m]] = 0;
-				close(set->fd[m]);
 				nr_counters--;
 			}
 	}
-	free(f->sets);
 	if (f->timerfd >= 0) {
 		ep_del(f->timerfd);
 		close(f->timerfd);
+		f->timerfd = -1;
 	}
 	if (f->watch)
 		pf_watch_del(f->watch, f, epfd);
+	f->watch = NULL;
 	if (f->ph)
 		fuse_pollhandle_destroy(f->ph);
+	f->ph = NULL;
+}
+
+/*
+ * Close @f's counters and free it, without pf_lock: closing the counters
+ * of a process of thousands of threads is slow, and nobody else's read
+ * waits for it.
+ */
+static void file_destroy(struct pf_file *f)
+{
+	unsigned int s, m;
+
+	for (s = 0; f->sets && s < f->nr_sets; s++) {
+		struct pf_set *set = &f->sets[s];
+
+		if (set->meta)
+			munmap(set->meta, set->rb_len);
+		for (m = 0; m < f->nr_members; m++)
+			if (set->fd[m] >= 0)
+				close(set->fd[m]);
+	}
+	pf_share_give(f->uid, f->share);
+	free(f->sets);
 	free(f->q);
 	pthread_mutex_destroy(&f->line0_lock);
 	free(f);
+}
+
+static void file_free(struct pf_file *f)
+{
+	if (!f)
+		return;
+	file_unhook(f);
+	file_destroy(f);
 }
 
 static int file_slot(struct pf_file *f)
@@ -1557,18 +1420,9 @@ static bool is_clock(const struct perfctrfs_event *ev)
 }
 
 /*
- * Has the task of this open leader exited?  perf then reports POLLHUP on
- * it, and refuses new members with ENODEV (6.18) where a lone counter on
- * that task would get ESRCH: the thread went away between our listing
- * and this open, which is not a failure of the open.
+ * Open one group on @w for the caller, through its opener: @w->pid is an
+ * id in the caller's pid namespace, or -1.
  */
-static bool leader_exited(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
-}
-
 /* Data pages of each of @nr_sets irq rings: a power of two, as perf asks. */
 static unsigned int rb_pages(unsigned int nr_sets)
 {
@@ -1580,75 +1434,59 @@ static unsigned int rb_pages(unsigned int nr_sets)
 }
 
 static int open_set(struct pf_file *f, struct pf_set *set,
-		    const struct pf_where *w, bool inherit)
+		    const struct pf_caller *caller, const struct pf_where *w,
+		    bool inherit)
 {
-	struct perf_event_attr attr;
+	struct perf_event_attr attr[PERFCTRFS_MAX_GROUP];
+	bool no_signal = false;
 	unsigned int m;
+	int err;
 
+	memset(attr, 0, sizeof(attr));
 	for (m = 0; m < f->nr_members; m++) {
 		const struct perfctrfs_event *ev = &f->spec.ev[m];
-		long fd;
+		struct perf_event_attr *a = &attr[m];
 
-		memset(&attr, 0, sizeof(attr));
-		attr.size = sizeof(attr);
-		attr.type = ev->type;
-		attr.config = ev->config;
-		attr.config1 = ev->config1;
-		attr.config2 = ev->config2;
-		attr.exclude_user = ev->exclude_user;
-		attr.exclude_kernel = ev->exclude_kernel;
-		attr.exclude_hv = ev->exclude_hv;
-		attr.exclude_idle = ev->exclude_idle;
-		attr.inherit = inherit;
-		attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-				   PERF_FORMAT_TOTAL_TIME_RUNNING;
+		a->size = sizeof(*a);
+		a->type = ev->type;
+		a->config = ev->config;
+		a->config1 = ev->config1;
+		a->config2 = ev->config2;
+		a->exclude_user = ev->exclude_user;
+		a->exclude_kernel = ev->exclude_kernel;
+		a->exclude_hv = ev->exclude_hv;
+		a->exclude_idle = ev->exclude_idle;
+		a->inherit = inherit;
+		a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				 PERF_FORMAT_TOTAL_TIME_RUNNING;
 		if (f->group)
-			attr.read_format |= PERF_FORMAT_GROUP;
-		if (m == 0) {
-			/* the leader gates the group: enabled once all exist */
-			attr.disabled = 1;
-			if (f->type == PERFCTRFS_IRQ) {
-				attr.sample_period = f->period.value;
-				attr.sample_type = PERF_SAMPLE_IP |
-						   PERF_SAMPLE_PERIOD;
-				attr.wakeup_events = 1;
-			} else if (f->period.value && !f->period.is_time) {
-				/*
-				 * Overflows only wake us: with several
-				 * counters summed, each fires at its share
-				 * so that the sum crossing N always
-				 * crosses one of them.
-				 */
-				uint64_t p = f->period.value / f->nr_sets;
-
-				attr.sample_period = p ? p : 1;
-				set->wake_period = attr.sample_period;
-				attr.wakeup_events = 1;
-			}
-		}
-		fd = pf_perf_open(&attr, w->pid, w->cpu,
-				  m ? set->fd[0] : -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0 && !m && f->type != PERFCTRFS_IRQ &&
-		    attr.sample_period && (errno == EINVAL ||
-					   errno == EOPNOTSUPP)) {
-			/*
-			 * A PMU that cannot sample (msr, uncore) still
-			 * counts: the fallback tick watches it instead.
-			 */
-			attr.sample_period = 0;
-			attr.wakeup_events = 0;
-			fd = pf_perf_open(&attr, w->pid, w->cpu, -1,
-					  PERF_FLAG_FD_CLOEXEC);
-			if (fd >= 0)
-				set->no_signal = true;
-		}
-		if (fd < 0 && m && leader_exited(set->fd[0]))
-			return -ESRCH;
-		if (fd < 0)
-			return -errno;
-		set->fd[m] = fd;
-		nr_counters++;
+			a->read_format |= PERF_FORMAT_GROUP;
 	}
+	/* the leader gates the group: enabled once all exist */
+	attr[0].disabled = 1;
+	if (f->type == PERFCTRFS_IRQ) {
+		attr[0].sample_period = f->period.value;
+		attr[0].sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+		attr[0].wakeup_events = 1;
+	} else if (f->period.value && !f->period.is_time) {
+		/*
+		 * Overflows only wake us: with several counters summed, each
+		 * fires at its share so that the sum crossing N always
+		 * crosses one of them.
+		 */
+		uint64_t p = f->period.value / f->nr_sets;
+
+		attr[0].sample_period = p ? p : 1;
+		set->wake_period = attr[0].sample_period;
+		attr[0].wakeup_events = 1;
+	}
+	/* a PMU that cannot sample (msr, uncore) still counts, by the tick */
+	err = pf_open_group(caller, attr, f->nr_members, w->pid, w->cpu,
+			    f->type != PERFCTRFS_IRQ && attr[0].sample_period,
+			    set->fd, &no_signal);
+	if (err)
+		return err;
+	set->no_signal = no_signal;
 	if (f->type == PERFCTRFS_IRQ) {
 		void *p;
 
@@ -1662,14 +1500,74 @@ static int open_set(struct pf_file *f, struct pf_set *set,
 	return 0;
 }
 
+/* Close what open_set() made of @set; it was never counted. */
+static void close_set(struct pf_file *f, struct pf_set *set)
+{
+	unsigned int m;
+
+	for (m = 0; m < f->nr_members; m++)
+		if (set->fd[m] >= 0) {
+			close(set->fd[m]);
+			set->fd[m] = -1;
+		}
+	if (set->meta)
+		munmap(set->meta, set->rb_len);
+	set->meta = NULL;
+}
+
+/*
+ * Every group of @f, made for @caller without pf_lock: a slow open (a
+ * process of thousands of threads) holds nobody else's read.  @where's
+ * pids are ours; each is given to the opener in the caller's terms.
+ */
+static int open_sets(struct pf_file *f, const struct pf_caller *caller,
+		     struct pf_where *where, bool is_process, bool inherit)
+{
+	unsigned int s;
+	int err = 0;
+
+	for (s = 0; s < f->nr_sets; s++) {
+		struct pf_where w = where[s];
+
+		w.pid = pf_caller_pid(caller, w.pid);
+		err = w.pid < -1 ? w.pid : open_set(f, &f->sets[s], caller,
+						    &w, inherit);
+		/* a thread that exited since we listed it counts nothing */
+		if (err == -ESRCH && is_process && f->nr_sets > 1) {
+			close_set(f, &f->sets[s]);
+			memmove(&f->sets[s], &f->sets[s + 1],
+				(f->nr_sets - s - 1) * sizeof(*f->sets));
+			memmove(&where[s], &where[s + 1],
+				(f->nr_sets - s - 1) * sizeof(*where));
+			f->nr_sets--;
+			s--;
+			/*
+			 * Dropped, not failed: without this, a drop of the
+			 * last listed thread ended the loop with -ESRCH and
+			 * failed the whole open as ENOENT.
+			 */
+			err = 0;
+			continue;
+		}
+		if (err) {
+			close_set(f, &f->sets[s]);
+			break;
+		}
+	}
+	if (err)
+		for (s = 0; s < f->nr_sets; s++)
+			close_set(f, &f->sets[s]);
+	return err;
+}
+
 int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		 struct pf_file **out)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	struct pf_status caller, target;
 	struct perfctrfs_pid pid = t->pid;
 	struct pf_where *where = NULL;
-	struct pf_creds creds;
+	struct pf_caller *caller;
+	struct pf_status *target;
 	struct pf_file *f;
 	bool is_process = false, inherit;
 	unsigned int s, m;
@@ -1682,8 +1580,12 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	if (t->type == PERFCTRFS_IRQ && !t->period.value)
 		return -ENOENT;
 	f = calloc(1, sizeof(*f));
-	if (!f)
-		return -ENOMEM;
+	caller = malloc(sizeof(*caller));
+	target = malloc(sizeof(*target));
+	if (!f || !caller || !target) {
+		err = -ENOMEM;
+		goto fail_early;
+	}
 	f->spec = *t->ev;
 	f->type = t->type;
 	f->period = t->period;
@@ -1697,34 +1599,66 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	if (f->type == PERFCTRFS_IRQ) {
 		f->q = calloc(PF_IRQ_QUEUE, sizeof(*f->q));
 		if (!f->q) {
-			file_free(f);
-			return -ENOMEM;
+			err = -ENOMEM;
+			goto fail_early;
 		}
 	}
 
 	/*
-	 * One read of the caller's status (a tid: FUSE names the thread)
-	 * gives its process for "self" and what perf judges it by; one of
-	 * the target's tells a process from a thread.
+	 * Who asks (a tid: FUSE names the thread) decides the opener and
+	 * "self"; the target's status tells a process from a thread, and
+	 * whether it is one of ours.
 	 */
-	err = 0;
-	if (multiuser || pid.kind == PERFCTRFS_PID_SELF)
-		err = read_status(ctx->pid, &caller);
+	err = pf_caller_get(ctx->pid, caller);
 	if (!err && pid.kind == PERFCTRFS_PID_SELF) {
 		pid.kind = PERFCTRFS_PID_NUM;
-		pid.pid = caller.tgid;
+		pid.pid = caller->st.tgid;
 		is_process = true;
 	} else if (!err && pid.kind == PERFCTRFS_PID_NUM) {
-		err = read_status(pid.pid, &target);
-		is_process = !err && target.tgid == (pid_t)pid.pid;
+		/* the name is an id in the caller's pid namespace: ours, now */
+		pid_t here = pf_pid_from_caller(caller, pid.pid);
+
+		err = here < 0 ? here : pf_task_status(here, target);
+		if (!err)
+			pid.pid = here;
+		is_process = !err && target->tgid == here;
+		if (!err && pf_target_refused(caller, target->tgid))
+			err = -EACCES;
 	}
 	nr = err ? err : list_targets(t, &pid, is_process, &where);
 	if (nr < 0) {
-		f->nr_sets = 0;
-		file_free(f);
-		return nr;
+		err = nr;
+		goto fail_early;
 	}
+	f->sets = calloc(nr, sizeof(*f->sets));
+	if (!f->sets) {
+		err = -ENOMEM;
+		goto fail_early;
+	}
+	f->nr_sets = nr;
+	for (s = 0; s < f->nr_sets; s++)
+		for (m = 0; m < PERFCTRFS_MAX_GROUP; m++)
+			f->sets[s].fd[m] = -1;
+	/* the caller's share, before any counter exists */
+	f->uid = ctx->uid;
+	err = pf_share_take(f->uid, (unsigned long)nr * f->nr_members);
+	if (err)
+		goto fail_early;
+	f->share = (unsigned long)nr * f->nr_members;
+
+	/*
+	 * Pid counters follow the children the target makes after the open;
+	 * except irq on cpu "all": perf cannot mmap an inherited counter with
+	 * cpu = -1, and samples need the ring buffer.
+	 */
+	inherit = pid.kind == PERFCTRFS_PID_NUM &&
+		  !(f->type == PERFCTRFS_IRQ && t->cpu->all);
+	err = open_sets(f, caller, where, is_process, inherit);
+	if (err)
+		goto fail_early;
+
 	pthread_mutex_lock(&pf_lock);
+	nr_counters += f->nr_sets * f->nr_members;
 	if (pid.kind == PERFCTRFS_PID_NUM) {
 		/* gone is ENOENT; out of fds or memory fails the open */
 		err = pf_watch_get(pid.pid, !is_process, epfd, &f->watch);
@@ -1743,63 +1677,6 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		if (err)
 			goto fail;
 	}
-	f->sets = calloc(nr, sizeof(*f->sets));
-	if (!f->sets) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	f->nr_sets = nr;
-	for (s = 0; s < f->nr_sets; s++)
-		for (m = 0; m < PERFCTRFS_MAX_GROUP; m++)
-			f->sets[s].fd[m] = -1;
-
-	/*
-	 * Pid counters follow the children the target makes after the open;
-	 * except irq on cpu "all": perf cannot mmap an inherited counter with
-	 * cpu = -1, and samples need the ring buffer.
-	 */
-	inherit = pid.kind == PERFCTRFS_PID_NUM &&
-		  !(f->type == PERFCTRFS_IRQ && t->cpu->all);
-	err = creds_enter(req, &caller, &creds);
-	if (err)
-		goto fail;
-	for (s = 0; s < f->nr_sets; s++) {
-		err = open_set(f, &f->sets[s], &where[s], inherit);
-		/* a thread that exited since we listed it counts nothing */
-		if (err == -ESRCH && is_process && f->nr_sets > 1) {
-			struct pf_set *set = &f->sets[s];
-
-			for (m = 0; m < f->nr_members; m++)
-				if (set->fd[m] >= 0) {
-					close(set->fd[m]);
-					nr_counters--;
-				}
-			if (set->meta)
-				munmap(set->meta, set->rb_len);
-			memmove(set, set + 1,
-				(f->nr_sets - s - 1) * sizeof(*set));
-			memmove(&where[s], &where[s + 1],
-				(f->nr_sets - s - 1) * sizeof(*where));
-			f->nr_sets--;
-			s--;
-			/*
-			 * Dropped, not failed: without this, a drop of the
-			 * last listed thread ended the loop with -ESRCH and
-			 * failed the whole open as ENOENT.
-			 */
-			err = 0;
-			continue;
-		}
-		if (err)
-			break;
-	}
-	creds_leave(&creds);
-	if (err) {
-		if (err == -ESRCH)
-			err = -ENOENT;
-		goto fail;
-	}
-
 	err = file_slot(f);
 	if (err)
 		goto fail;
@@ -1841,18 +1718,37 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		      f->group ? PERF_IOC_FLAG_GROUP : 0);
 	pthread_mutex_unlock(&pf_lock);
 	free(where);
+	free(caller);
+	free(target);
 	*out = f;
 	return 0;
 
 fail_slot:
 	files[f->slot] = NULL;
 fail:
-	file_free(f);
+	file_unhook(f);
 	pthread_mutex_unlock(&pf_lock);
+	file_destroy(f);
 	free(where);
+	free(caller);
+	free(target);
 	/* a target (or caller) that is gone is a name that does not resolve */
 	return err == -ESRCH ? -ENOENT : err;
+
+fail_early:
+	if (f) {
+		pf_share_give(f->uid, f->share);
+		free(f->sets);
+		free(f->q);
+		pthread_mutex_destroy(&f->line0_lock);
+	}
+	free(f);
+	free(where);
+	free(caller);
+	free(target);
+	return err == -ESRCH ? -ENOENT : err;
 }
+
 
 void pf_file_release(struct pf_file *f)
 {
@@ -1866,8 +1762,9 @@ void pf_file_release(struct pf_file *f)
 		fuse_reply_err(w->req, EBADF);
 		free(w);
 	}
-	file_free(f);
+	file_unhook(f);
 	pthread_mutex_unlock(&pf_lock);
+	file_destroy(f);
 }
 
 int pf_counter_init(void)
@@ -1876,19 +1773,6 @@ int pf_counter_init(void)
 	int err;
 
 	page_size = sysconf(_SC_PAGESIZE);
-	if (geteuid() == 0) {
-		/* see struct pf_creds */
-		err = own_creds_init();
-		if (err)
-			return err;
-		if (prctl(PR_SET_SECUREBITS,
-			  SECBIT_KEEP_CAPS | SECBIT_NO_SETUID_FIXUP) == 0)
-			multiuser = true;
-		else
-			pf_log(LOG_WARNING,
-			       "cannot set securebits (%s): opens use the daemon's credentials",
-			       strerror(errno));
-	}
 	/* blocked in every thread (they inherit this mask): read by sigfd */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIG_WAKE);

@@ -268,16 +268,52 @@ static void fill_entry(const struct pf_node *n, uint64_t ino,
 }
 
 /*
+ * A composed name (modifiers, groups, raw codes, PMU terms) that already
+ * parsed against the grammar and the PMUs' sysfs formats.  Lookup is pure:
+ * no event is made for it.  Only its members that name a catalogue event
+ * are checked, against the probe the daemon made of its own catalogue
+ * (cycles:u is no more there than cycles is); raw codes and terms are
+ * perf's to judge at open, for the opener.
+ */
+static int composed_check(const struct pf_node *cpu, const char *name)
+{
+	const struct pf_candidate *c;
+	char member[NAME_MAX + 1];
+	const char *p = name, *end;
+	size_t len;
+	int err;
+
+	for (; *p; p = *end ? end + 1 : end) {
+		end = strchr(p, '+');
+		if (!end)
+			end = p + strlen(p);
+		len = end - p;
+		if (memchr(p, ':', len))
+			len = (const char *)memchr(p, ':', len) - p;
+		if (len > NAME_MAX)
+			return -ENOENT;
+		memcpy(member, p, len);
+		member[len] = 0;
+		c = pf_candidate_find(member);
+		if (!c)
+			continue;
+		err = pf_probe_cached(&cpu->u.cpu, c - pf_candidate(0));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
  * Does @name name something at the level below @parent?  Fills the level
  * data of @tmpl.  Returns 0 or -ENOENT.
  */
 static int resolve(struct pf_node *parent, const char *name,
-		   struct pf_node *tmpl)
+		   struct pf_node *tmpl, pid_t caller)
 {
 	size_t len = strlen(name);
 	const struct pf_candidate *c;
 	struct pf_node *cpu;
-	char path[64];
 
 	memset(tmpl, 0, sizeof(*tmpl));
 	tmpl->level = parent->level + 1;
@@ -301,15 +337,14 @@ static int resolve(struct pf_node *parent, const char *name,
 
 			return pf_probe_cached(&cpu->u.cpu, i);
 		}
-		return pf_probe_spec(&cpu->u.cpu, &tmpl->u.ev);
+		return composed_check(cpu, name);
 	case PF_PID:
 		if (perfctrfs_parse_pid(name, len, &tmpl->u.pid))
 			return -ENOENT;
 		if (tmpl->u.pid.kind != PERFCTRFS_PID_NUM)
 			return 0;
-		/* /proc/<tid> exists for threads too, though not listed */
-		snprintf(path, sizeof(path), "/proc/%u", tmpl->u.pid.pid);
-		return access(path, F_OK) ? -ENOENT : 0;
+		/* a number is a task, or a thread, in the caller's pid ns */
+		return pf_pid_visible(caller, tmpl->u.pid.pid);
 	case PF_TYPE:
 		return perfctrfs_parse_type(name, len, &tmpl->u.type) ?
 		       -ENOENT : 0;
@@ -334,7 +369,7 @@ static void pf_lookup(fuse_req_t req, fuse_ino_t pino, const char *name)
 		fuse_reply_err(req, ENAMETOOLONG);
 		return;
 	}
-	err = resolve(parent, name, &tmpl);
+	err = resolve(parent, name, &tmpl, fuse_req_ctx(req)->pid);
 	if (err) {
 		fuse_reply_err(req, -err);
 		return;
@@ -498,7 +533,8 @@ static int dir_add(struct pf_dir *d, struct pf_node *parent, const char *name,
 		 * gone already (a CPU went offline): not listed; the daemon
 		 * out of fds: the listing fails, it does not list less
 		 */
-		err = resolve(parent, name, de->tmpl);
+		/* never a numbered pid: those are listed without an entry */
+		err = resolve(parent, name, de->tmpl, 0);
 		if (err) {
 			free(de->tmpl);
 			return err == -ENOENT ? 0 : err;
@@ -525,13 +561,63 @@ static void dir_free(struct pf_dir *d)
 	free(d);
 }
 
+/*
+ * The numbered pids the thread @tid may name: the processes of its own
+ * pid namespace, by their ids there.  None for a caller FUSE could not
+ * name (pid 0).
+ */
+static int dir_fill_pids(struct pf_node *n, struct pf_dir *d, pid_t tid)
+{
+	struct pf_caller *caller;
+	struct dirent *de;
+	char buf[16];
+	DIR *proc;
+	int err;
+
+	if (tid <= 0)
+		return 0;
+	caller = malloc(sizeof(*caller));
+	if (!caller)
+		return -ENOMEM;
+	err = pf_caller_get(tid, caller);
+	if (err) {
+		free(caller);
+		return err == -ENOENT || err == -EACCES ? 0 : err;
+	}
+	proc = opendir("/proc");
+	if (!proc) {
+		err = -errno;
+		free(caller);
+		return err;
+	}
+	/* what /proc lists exists now: no access() per pid */
+	while (!err && (de = readdir(proc))) {
+		struct perfctrfs_pid pid;
+		pid_t nr;
+
+		if (perfctrfs_parse_pid(de->d_name, strlen(de->d_name), &pid) ||
+		    pid.kind != PERFCTRFS_PID_NUM)
+			continue;
+		if (caller->same_pidns) {
+			err = dir_add(d, n, de->d_name, false);
+			continue;
+		}
+		nr = pf_caller_pid(caller, pid.pid);
+		if (nr <= 0)
+			continue;	/* not in its namespace, or gone */
+		snprintf(buf, sizeof(buf), "%d", (int)nr);
+		err = dir_add(d, n, buf, false);
+	}
+	closedir(proc);
+	free(caller);
+	return err;
+}
+
 /* What readdir lists at each level: a subset of what lookup accepts. */
-static int dir_fill(struct pf_node *n, struct pf_dir *d)
+static int dir_fill(struct pf_node *n, struct pf_dir *d, pid_t tid)
 {
 	unsigned int *cpus = NULL, i;
 	char buf[32];
-	struct dirent *de;
-	DIR *proc;
 	int nr, err = 0;
 
 	switch (n->level) {
@@ -558,21 +644,7 @@ static int dir_fill(struct pf_node *n, struct pf_dir *d)
 		err = dir_add(d, n, "self", true);
 		if (!err)
 			err = dir_add(d, n, "all", true);
-		proc = opendir("/proc");
-		if (!proc)
-			return err ? err : -errno;
-		/* what /proc lists exists now: no access() per pid */
-		while (!err && (de = readdir(proc))) {
-			struct perfctrfs_pid pid;
-
-			if (perfctrfs_parse_pid(de->d_name, strlen(de->d_name),
-						&pid) ||
-			    pid.kind != PERFCTRFS_PID_NUM)
-				continue;
-			err = dir_add(d, n, de->d_name, false);
-		}
-		closedir(proc);
-		return err;
+		return err ? err : dir_fill_pids(n, d, tid);
 	case PF_PID:
 		for (i = 0; i < 3 && !err; i++)
 			err = dir_add(d, n, perfctrfs_type_names[i], true);
@@ -602,7 +674,7 @@ static void pf_opendir(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	err = dir_fill(n, d);
+	err = dir_fill(n, d, fuse_req_ctx(req)->pid);
 	if (err) {
 		dir_free(d);
 		fuse_reply_err(req, -err);

@@ -8,6 +8,9 @@
  *   counter.c  perf_event_open, groups, reads, ring buffers, credentials,
  *              and the event loop that answers blocked reads
  *   watch.c    one pidfd per counted target, shared by its leaves
+ *   opener.c   the processes that open counters with a caller's rights
+ *   creds.c    which rights those are (pure rules, unit-tested)
+ *   share.c    each user's share of the counters
  *
  * One mutex (pf_lock) guards every open leaf and the node table: the
  * daemon is small, the machine has few cores, and one lock keeps the
@@ -26,6 +29,7 @@
 #include <sys/types.h>
 
 #include "../fs/perfctrfs/grammar.h"
+#include "creds.h"
 
 #define PF_NAME		"perfctrfs-fuse"
 #define PF_VERSION	"0.1"
@@ -70,6 +74,7 @@ struct pf_opts {
 	mode_t leaf_mode;
 	mode_t dir_mode;
 	bool foreground;
+	unsigned long max_counters;	/* per uid; 0: no limit of our own */
 };
 
 extern struct pf_opts pf_opts;
@@ -101,8 +106,6 @@ unsigned int pf_nr_candidates(void);
 const struct pf_candidate *pf_candidate(unsigned int i);
 const struct pf_candidate *pf_candidate_find(const char *name);
 int pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i);
-int pf_probe_spec(const struct perfctrfs_cpu *cpu,
-		  const struct perfctrfs_event_spec *spec);
 const char *pf_builtin_description(const char *name);
 
 /* counter.c */
@@ -128,8 +131,33 @@ void pf_file_poll(fuse_req_t req, struct pf_file *f,
 int pf_file_control(struct pf_file *f, const char *word, size_t len);
 int pf_file_ioctl(struct pf_file *f, unsigned int cmd);
 unsigned long pf_open_counters(void);
-long pf_perf_open(const void *attr, pid_t pid, int cpu, int group_fd,
-		  unsigned long flags);
+
+/* share.c: each user's share of the counters */
+int pf_share_take(uid_t uid, unsigned long n);
+void pf_share_give(uid_t uid, unsigned long n);
+
+/* opener.c: perf_event_open for a caller, with the caller's rights */
+struct perf_event_attr;
+
+struct pf_caller {
+	pid_t tid;			/* in the daemon's pid namespace */
+	struct pf_status st;
+	struct pf_creds creds;		/* what its opener holds */
+	bool same_pidns;		/* as the daemon's */
+};
+
+int pf_opener_init(const char **why);
+void pf_opener_exit(void);
+unsigned int pf_nr_openers(void);
+int pf_task_status(pid_t tid, struct pf_status *st);
+int pf_caller_get(pid_t tid, struct pf_caller *c);
+bool pf_target_refused(const struct pf_caller *c, pid_t tgid);
+pid_t pf_caller_pid(const struct pf_caller *c, pid_t pid);
+pid_t pf_pid_from_caller(const struct pf_caller *c, pid_t nr);
+int pf_pid_visible(pid_t tid, pid_t nr);
+int pf_open_group(const struct pf_caller *c, struct perf_event_attr *attr,
+		  unsigned int nr, pid_t pid, int cpu, bool fallback,
+		  int *fds, bool *no_signal);
 
 /*
  * The daemon itself short of fds or memory: an answer about us, not about

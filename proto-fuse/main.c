@@ -44,15 +44,33 @@ void pf_log(int prio, const char *fmt, ...)
 }
 
 struct pf_cmdline {
-	char *uid, *gid, *mode;
+	char *uid, *gid, *mode, *max_counters;
+	bool allow_other;
 };
+
+enum { KEY_ALLOW_OTHER };
 
 static const struct fuse_opt pf_fuse_opts[] = {
 	{ "uid=%s", offsetof(struct pf_cmdline, uid), 0 },
 	{ "gid=%s", offsetof(struct pf_cmdline, gid), 0 },
 	{ "mode=%s", offsetof(struct pf_cmdline, mode), 0 },
+	{ "max_counters=%s", offsetof(struct pf_cmdline, max_counters), 0 },
+	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_END
 };
+
+/* Note allow_other, and leave it (and everything else) to libfuse. */
+static int opt_proc(void *data, const char *arg, int key,
+		    struct fuse_args *outargs)
+{
+	struct pf_cmdline *cl = data;
+
+	(void)arg;
+	(void)outargs;
+	if (key == KEY_ALLOW_OTHER)
+		cl->allow_other = true;
+	return 1;
+}
 
 static int parse_id(const char *s, bool group, unsigned int *out)
 {
@@ -141,6 +159,41 @@ static void raise_nofile(void)
 	       (unsigned long long)rl.rlim_max);
 }
 
+/* A positive decimal count. */
+static int parse_count(const char *s, unsigned long *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (*s < '1' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/*
+ * Each user's share of the counters (share.c): max_counters= when given;
+ * serving every user, a quarter of our open-file limit, so that one user
+ * cannot take the fds of all others; serving only our own user, no share
+ * but the limit itself.
+ */
+static void set_max_counters(const struct pf_cmdline *cl)
+{
+	struct rlimit rl;
+
+	if (cl->max_counters || !cl->allow_other)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		rl.rlim_cur = 1 << 20;
+	pf_opts.max_counters = rl.rlim_cur / 4 ? rl.rlim_cur / 4 : 1;
+	pf_log(LOG_INFO, "each user may hold %lu counters (max_counters=)",
+	       pf_opts.max_counters);
+}
+
 static void usage(const char *prog)
 {
 	printf("usage: %s [options] <mountpoint>\n\n"
@@ -151,7 +204,10 @@ static void usage(const char *prog)
 	       "    -o mode=0NNN           leaf mode, octal (default 0666);\n"
 	       "                           directories get the matching r-x bits\n"
 	       "    -o allow_other         let every user in; opens are judged\n"
-	       "                           with the caller's credentials\n\n"
+	       "                           with the caller's credentials\n"
+	       "    -o max_counters=N      counters one user may hold at once\n"
+	       "                           (default with allow_other: a quarter\n"
+	       "                           of the open-file limit; else none)\n\n"
 	       "Every counter is an open file of the daemon (one per thread of\n"
 	       "a process, one per CPU of \"all\"): at start it raises its soft\n"
 	       "RLIMIT_NOFILE to the hard limit and logs both.  When they run\n"
@@ -165,9 +221,10 @@ int main(int argc, char *argv[])
 	struct fuse_cmdline_opts opts;
 	struct fuse_loop_config *cfg;
 	struct pf_cmdline cl = { 0 };
+	const char *why = NULL;
 	int ret = 1;
 
-	if (fuse_opt_parse(&args, &cl, pf_fuse_opts, NULL) == -1)
+	if (fuse_opt_parse(&args, &cl, pf_fuse_opts, opt_proc) == -1)
 		return 1;
 	if (fuse_parse_cmdline(&args, &opts) != 0)
 		return 1;
@@ -190,8 +247,11 @@ int main(int argc, char *argv[])
 	}
 	if ((cl.uid && parse_id(cl.uid, false, &pf_opts.uid)) ||
 	    (cl.gid && parse_id(cl.gid, true, &pf_opts.gid)) ||
-	    (cl.mode && parse_mode(cl.mode))) {
-		fprintf(stderr, "%s: bad uid=, gid= or mode= value\n", argv[0]);
+	    (cl.mode && parse_mode(cl.mode)) ||
+	    (cl.max_counters && parse_count(cl.max_counters,
+					    &pf_opts.max_counters))) {
+		fprintf(stderr, "%s: bad uid=, gid=, mode= or max_counters= value\n",
+			argv[0]);
 		goto out_args;
 	}
 	pf_opts.foreground = opts.foreground;
@@ -201,7 +261,17 @@ int main(int argc, char *argv[])
 			     "default_permissions,fsname=perfctrfs,subtype=perfctrfs"))
 		goto out_args;
 
+	/*
+	 * Fail closed: serving every user is only safe when each open runs
+	 * with that user's rights.  Without allow_other the kernel lets only
+	 * our own user in, and opens run here for callers that are us.
+	 */
+	if (pf_opener_init(&why) && cl.allow_other) {
+		fprintf(stderr, "%s: refusing allow_other: %s\n", argv[0], why);
+		goto out_args;
+	}
 	raise_nofile();
+	set_max_counters(&cl);
 	if (pf_catalog_init()) {
 		fprintf(stderr, "%s: cannot read the PMUs in sysfs\n", argv[0]);
 		goto out_args;
@@ -260,11 +330,13 @@ out_session:
 out_catalog:
 	pf_fs_exit();
 	pf_catalog_exit();
+	pf_opener_exit();
 out_args:
 	free(opts.mountpoint);
 	free(cl.uid);
 	free(cl.gid);
 	free(cl.mode);
+	free(cl.max_counters);
 	fuse_opt_free_args(&args);
 	return ret ? 1 : 0;
 }

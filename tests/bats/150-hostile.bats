@@ -17,12 +17,168 @@ setup_file() {
 setup() {
 	perfctr_setup
 	export LC_ALL=C
+	# the attacker: a user of its own when the suite runs as root, else
+	# the user the suite runs as
+	set -- $PERFCTR_USERS
+	U1=$1 U2=$2
+	if is_root; then
+		ensure_user "$U1" && ensure_user "$U2" || skip "cannot create users $U1 and $U2"
+	else
+		U1=$(id -un) U2=
+	fi
+	extra=
 }
 
 teardown() {
 	kill_bg_jobs
+	[ -n "$extra" ] && umount_extra "$extra"
 	restore_paranoid
 	true
+}
+
+# Run a command as the attacker U1: through runas as root, else as is.
+as_u1() {
+	if is_root; then
+		as_user "$U1" "$@"
+	else
+		"$@"
+	fi
+}
+
+# "ok" when leafio's output is a line of counts, else its errno name.
+result_of() {
+	if [[ $1 =~ ^(0|[1-9][0-9]*)( (0|[1-9][0-9]*))*$ ]]; then
+		echo ok
+	else
+		echo "${1#open }"
+	fi
+}
+
+# The pids of the processes of user $1 that run the FUSE daemon's binary:
+# its openers.
+openers_of() {
+	local uid p
+	uid=$(id -u "$1")
+	for p in /proc/[0-9]*; do
+		[ "${p#/proc/}" != "${PERFCTR_DAEMON_PID:-}" ] || continue
+		# status, not stat: a non-dumpable process's /proc dir is root's
+		[ "$(awk '/^Uid:/ { print $2 }' "$p/status" 2>/dev/null)" = "$uid" ] || continue
+		# the openers of the daemon serving $M carry its command line
+		tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -qF " $M" || continue
+		echo "${p#/proc/}"
+	done
+}
+
+# ---- user namespaces: both backends -------------------------------------
+
+@test "root of a user namespace counts nothing that perf refuses it there" {
+	require_cmd unshare
+	if is_root; then
+		[ -w "$PARANOID" ] || skip "no writable $PARANOID"
+		set_paranoid 2
+	fi
+	as_u1 unshare -Ur true 2>/dev/null || skip "no unprivileged user namespaces here"
+	[ "$(cat "$PARANOID")" -ge 1 ] ||
+		skip "perf_event_paranoid < 1: perf lets every user count CPU-wide"
+	bad= compared=0
+	for c in "0 cpu_clock all|-p -1 -C 0 1:0" "0 cpu_clock:u all|-p -1 -C 0 1:0:u" \
+		"all cpu_clock:u all|-p -1 -C 0 1:0:u" \
+		"all task_clock 1|-p 1 1:1" "all task_clock:u 1|-p 1 1:1:u"; do
+		set -- ${c%%|*}
+		l=$(result_of "$(as_u1 unshare -Ur "$H/leafio" "$(leaf "$1" "$2" "$3" simple 0)" read 2>&1)")
+		f=$(as_u1 unshare -Ur "$H/perfopen" ${c#*|} 2>&1)
+		f=${f%% *}
+		[ "$f" != ok ] || continue	# perf allows it there: nothing to attack
+		compared=$((compared + 1))
+		[ "$l" = "$f" ] || bad+=" [$c: perfctrfs $l, perf $f]"
+	done
+	[ "$compared" -gt 0 ] || die "perf refused root of a user namespace nothing to compare"
+	[ -z "$bad" ] || die "root of a user namespace got more than perf gives it:$bad"
+}
+
+# ---- pid namespaces: both backends --------------------------------------
+
+# Run "sh -c SCRIPT ARGS..." as pid 1 of a new pid namespace with its own
+# /proc: as root directly, as a user inside a new user namespace too.
+in_pidns() {
+	if is_root; then
+		unshare -pf --mount-proc sh -c "$@"
+	else
+		unshare -Urpf --mount-proc sh -c "$@"
+	fi
+}
+
+@test "in a new pid namespace, numbered pids are that namespace's: 1 is its init, readdir lists its pids" {
+	require_cmd unshare
+	in_pidns 'exit 0' 2>/dev/null || skip "cannot make a pid namespace here"
+	run in_pidns '
+		ev=$1 M=$2 H=$3
+		echo "self $$"
+		echo "leaf $("$H/leafio" "$M/all/$ev/1/simple/0" read 2>&1)"
+		echo "perf $("$H/perfopen" -p 1 "$4")"
+		echo "listed $("$H/fsop" readdir "$M/all/$ev" | cut -d" " -f2 | grep -E "^[0-9]+$" | tr "\n" " ")"
+		echo "outer $("$H/fsop" stat "$M/all/$ev/$5" | cut -d" " -f1)"
+	' sh "task_clock$U" "$M" "$H" "1:1$U" "$$"
+	echo "$output" | sed 's/^/# /' >&2
+	assert_eq "$(echo "$output" | sed -n 's/^self //p')" 1 "the shell's pid in its namespace"
+	leaf=$(echo "$output" | sed -n 's/^leaf //p')
+	perf=$(echo "$output" | sed -n 's/^perf //p')
+	is_count "$leaf" || die "counting pid 1 there: $leaf"
+	assert_match "$perf" '^ok' "perf counting pid 1 there"
+	listed=$(echo "$output" | sed -n 's/^listed //p')
+	[[ " $listed " == *" 1 "* ]] || die "pid 1 not listed there: $listed"
+	# the namespace has a handful of processes; the host many more
+	n=$(echo "$listed" | wc -w)
+	assert_le "$n" 10 "pids listed in a namespace of a few processes"
+	# this shell's pid outside means nothing inside (unless it is small)
+	[ "$$" -le 10 ] || assert_eq "$(echo "$output" | sed -n 's/^outer //p')" ENOENT \
+		"lookup there of the outer shell's pid $$"
+}
+
+@test "pid namespaces that come and go: each one's opens work, and the mount lives on" {
+	require_cmd unshare
+	in_pidns 'exit 0' 2>/dev/null || skip "cannot make a pid namespace here"
+	# a dead namespace's inode number comes back for the next one
+	for i in 1 2 3 4 5; do
+		out=$(in_pidns '"$0" "$1" read' "$H/leafio" "$(leaf all "task_clock$U" self simple 0)" 2>&1)
+		is_count "$out" || die "namespace $i: $out"
+	done
+	is_count "$(read0 "$(leaf all "task_clock$U" self simple 0)")" || die "the mount no longer serves"
+}
+
+# ---- signals: both backends ---------------------------------------------
+
+@test "a blocked read goes on through SIGSTOP and SIGCONT and gives its lines, as on a perf fd" {
+	lf=$(leaf all "task_clock$U" self simple 1500ms)
+	"$H/leafio" "$lf" read read > "$BATS_TEST_TMPDIR/r" 2>&1 3>&- &
+	r=$!
+	sleep 0.3
+	kill -STOP "$r"
+	sleep 0.3
+	kill -CONT "$r"
+	wait_until "! kill -0 $r 2>/dev/null" 150 || die "the reader never finished"
+	wait "$r"
+	mapfile -t got < "$BATS_TEST_TMPDIR/r"
+	assert_eq "${#got[@]}" 2 "lines read: ${got[*]}"
+	is_count "${got[0]}" && is_count "${got[1]}" || die "a stopped reader read: ${got[*]}"
+}
+
+@test "fatal signals still end a blocked read: TERM, and KILL after a stop" {
+	sleep $((600 * SLOW)) 3>&- &
+	target=$!
+	lf=$(leaf all "task_clock$U" "$target" simple 1000000000000)
+	for how in TERM STOP-KILL; do
+		"$H/leafio" "$lf" read > /dev/null 2>&1 3>&- &
+		r=$!
+		sleep 0.3	# blocked in its read by now, or soon: either is a test
+		case $how in
+		TERM) kill -TERM "$r" ;;
+		STOP-KILL) kill -STOP "$r"; sleep 0.3; kill -KILL "$r" ;;
+		esac
+		# a few ticks of the daemon, not the period
+		wait_until "! kill -0 $r 2>/dev/null" 100 || die "a blocked reader outlived SIG$how"
+		wait "$r" 2>/dev/null || true
+	done
 }
 
 # ---- lookups are pure: both backends ------------------------------------
@@ -166,6 +322,20 @@ pure_lookups() {
 	assert_eq "$got" "$want" "open of all/0x4064:u vs perf_event_open(2)"
 }
 
+@test "a composed name resolves from the grammar alone; its open gives perf's errno" {
+	# 0x3e8 is no software event: the grammar takes it, perf refuses it
+	for n in software.config=0x3e8 "software.config=0x3e8$U" "task_clock$U+software.config=0x3e8$U"; do
+		assert_match "$(lookup "$M/all/$n")" '^dir$' "lookup of $n" || return 1
+		assert_match "$(lookup "$(leaf all "$n" self simple 0)")" '^file$' "its leaf" || return 1
+	done
+	l=$(result_of "$("$H/leafio" "$(leaf all "software.config=0x3e8$U" self simple 0)" read 2>&1)")
+	f=$("$H/perfopen" "1:0x3e8$U")
+	assert_eq "$l" "${f%% *}" "opening software.config=0x3e8$U, against perf"
+	# and one perf takes: config2 means nothing to the software PMU
+	l=$(result_of "$("$H/leafio" "$(leaf all "software.config=0x1,config2=0x5a5a$U" self simple 0)" read 2>&1)")
+	assert_eq "$l" ok "opening software.config=0x1,config2=0x5a5a$U"
+}
+
 # ---- the kernel filesystem ----------------------------------------------
 
 require_kernel() {
@@ -257,6 +427,182 @@ nest_script() {
 }
 
 # ---- the FUSE daemon ----------------------------------------------------
+
+@test "a lookup of a composed name makes no perf_event_open in the daemon" {
+	require_fuse
+	require_root
+	require_cmd strace
+	[ -n "${PERFCTR_DAEMON_PID:-}" ] || skip "PERFCTR_DAEMON_PID not set"
+	dpid=$PERFCTR_DAEMON_PID
+	strace -f -qq -e trace=perf_event_open -o "$BATS_TEST_TMPDIR/strace" -p "$dpid" 3>&- &
+	wait_until "[ \$(awk '/^TracerPid:/ { print \$2 }' /proc/$dpid/status) != 0 ]" 100 ||
+		die "strace did not attach to $dpid"
+	# names never looked up before: no dentry answers for the daemon
+	base=$((RANDOM * 32768 + RANDOM))
+	for i in 1 2 3; do
+		n="software.config=0x1,config2=0x$(printf %x $((base + i)))"
+		assert_eq "$(lookup "$M/all/$n")" dir "lookup of $n" || return 1
+		assert_eq "$(lookup "$M/0/$n:u+0x$(printf %x $((base + i)))")" dir "lookup of a group on CPU 0" || return 1
+	done
+	kill %1
+	wait %1 2>/dev/null || true
+	! grep perf_event_open "$BATS_TEST_TMPDIR/strace" ||
+		die "the daemon called perf_event_open at lookup"
+}
+
+@test "allow_other is refused when the daemon cannot act as each caller" {
+	require_fuse
+	require_root
+	require_cmd setpriv
+	[ -x "$PERFCTR_FUSE_BIN" ] || die "no FUSE daemon at PERFCTR_FUSE_BIN=$PERFCTR_FUSE_BIN"
+	extra=$(extra_dir)
+	# root without CAP_SETUID cannot take a caller's uid
+	run timeout 20 setpriv --bounding-set -setuid "$PERFCTR_FUSE_BIN" -f -o allow_other "$extra"
+	assert_eq "$status" 1 "exit status of a root daemon without CAP_SETUID"
+	assert_match "$output" "refusing allow_other: .*credentials" "its reason"
+	! grep -qs " $extra " /proc/self/mounts || die "it mounted $extra"
+	# a user's daemon would serve everybody as that user
+	chown "$U1" "$extra"
+	run timeout 20 "$H/runas" "$(id -u "$U1")" "$(id -g "$U1")" "$PERFCTR_FUSE_BIN" -f -o allow_other "$extra"
+	assert_eq "$status" 1 "exit status of $U1's daemon with allow_other"
+	assert_match "$output" "refusing allow_other: the daemon is not root" "its reason"
+	! grep -qs " $extra " /proc/self/mounts || die "it mounted $extra"
+}
+
+@test "no daemon thread ever takes a user's credentials: kill -0 and prlimit fail while it opens" {
+	require_fuse
+	[ -n "${PERFCTR_DAEMON_PID:-}" ] || skip "PERFCTR_DAEMON_PID not set"
+	require_cmd prlimit
+	is_root || [ "$(stat -c %u "/proc/$PERFCTR_DAEMON_PID")" != "$(id -u)" ] ||
+		skip "the daemon runs as this user"
+	dpid=$PERFCTR_DAEMON_PID
+	# a target of many threads: each open of it is 64 perf_event_opens
+	if is_root; then as_user_argv "$U1"; else AS_USER=(); fi
+	"${AS_USER[@]}" "$H/spin" -T 64 $((30 * SLOW)) > "$BATS_TEST_TMPDIR/spin.out" 3>&- &
+	spid=$!
+	wait_until "[ \$(wc -l < $BATS_TEST_TMPDIR/spin.out) -ge 64 ]" 100 || die "no spinner"
+	for i in 1 2 3 4; do
+		"${AS_USER[@]}" sh -c 'end=$(($(date +%s) + $2)); while [ $(date +%s) -lt $end ]; do
+			"$0" "$1" read >/dev/null 2>&1; done' \
+			"$H/leafio" "$(leaf all task_clock:u "$spid" simple 0)" $((8 * SLOW)) 3>&- &
+	done
+	lim=$(grep -E "^Max (open files|core file size)" "/proc/$dpid/limits")
+	run as_u1 sh -c 'hits=0; end=$(($(date +%s) + $1)); n=0
+		while [ $(date +%s) -lt $end ]; do
+			for t in /proc/$0/task/*; do
+				kill -0 "${t##*/}" 2>/dev/null && hits=$((hits + 1))
+			done
+			n=$((n + 1))
+			if [ $((n % 20)) = 0 ]; then
+				for t in /proc/$0/task/*; do
+					prlimit --pid "${t##*/}" --nofile=0:0 2>/dev/null && hits=$((hits + 1))
+				done
+			fi
+		done
+		echo "$hits $n"' "$dpid" $((7 * SLOW))
+	set -- $output
+	assert_ge "${2:-x}" 1 "probe passes over the daemon's threads"
+	assert_eq "$1" 0 "daemon threads that took $U1's signal or prlimit"
+	assert_eq "$(grep -E "^Max (open files|core file size)" "/proc/$dpid/limits")" "$lim" "the daemon's limits"
+	is_count "$(read0 "$(leaf all task_clock$U self simple 0)")" || die "the daemon no longer serves"
+}
+
+@test "counting or sampling the daemon and its openers is refused to other users" {
+	require_fuse
+	[ -n "${PERFCTR_DAEMON_PID:-}" ] || skip "PERFCTR_DAEMON_PID not set"
+	dpid=$PERFCTR_DAEMON_PID
+	is_root || [ "$(stat -c %u "/proc/$dpid")" != "$(id -u)" ] ||
+		skip "the daemon runs as this user"
+	for p in "task_clock:u $dpid simple 0" "task_clock:u $dpid irq 1000000" \
+		"page_faults:u $dpid simple 0"; do
+		set -- $p
+		assert_eq "$(result_of "$(as_u1 "$H/leafio" "$(leaf all "$1" "$2" "$3" "$4")" read 2>&1)")" \
+			EACCES "$U1 opening $p" || return 1
+	done
+	# an opener for U1, and for U2 when we can make one
+	as_u1 "$H/leafio" "$(leaf all task_clock:u self simple 0)" read >/dev/null
+	[ -n "$U2" ] && as_user "$U2" "$H/leafio" "$(leaf all task_clock:u self simple 0)" read >/dev/null
+	ops="$(openers_of "$U1") ${U2:+$(openers_of "$U2")}"
+	[ -n "${ops// /}" ] || die "no opener process found for $U1 or $U2"
+	for o in $ops; do
+		echo "# opener $o: $(tr '\0' ' ' < "/proc/$o/cmdline" 2>&1)" >&2
+		assert_eq "$(result_of "$(as_u1 "$H/leafio" "$(leaf all task_clock:u "$o" simple 0)" read 2>&1)")" \
+			EACCES "$U1 opening opener $o" || return 1
+	done
+	if is_root; then
+		# the daemon's own credentials may
+		is_count "$(read0 "$(leaf all task_clock "$dpid" simple 0)")" || die "root counting the daemon"
+	fi
+}
+
+@test "one user out of its share of counters gets EMFILE; other users and root still open" {
+	require_fuse
+	require_root
+	extra=$(extra_dir)
+	mount_extra "$extra" "max_counters=8"
+	as_user_argv "$U1"
+	# 8 threads: one leaf on them is U1's whole share
+	"${AS_USER[@]}" "$H/spin" -T 8 $((60 * SLOW)) > "$BATS_TEST_TMPDIR/spin.out" 3>&- &
+	spid=$!
+	wait_until "[ \$(wc -l < $BATS_TEST_TMPDIR/spin.out) -ge 8 ]" 100 || die "no spinner"
+	"${AS_USER[@]}" "$H/leafio" "$extra/all/task_clock:u/$spid/simple/0" sleep=$((60000 * SLOW)) \
+		> "$BATS_TEST_TMPDIR/holder.out" 2>&1 3>&- &
+	holder=$!
+	wait_until "[ \$(\"$H/xattr\" '$extra' user.perfctr.counters) = 8 ]" 100 ||
+		die "U1's leaf holds $("$H/xattr" "$extra" user.perfctr.counters) counters, not 8: $(cat "$BATS_TEST_TMPDIR/holder.out")"
+	assert_eq "$(result_of "$(as_user "$U1" "$H/leafio" "$extra/all/task_clock:u/self/simple/0" read 2>&1)")" \
+		EMFILE "$U1's ninth counter"
+	assert_eq "$(result_of "$(as_user "$U2" "$H/leafio" "$extra/all/task_clock:u/self/simple/0" read 2>&1)")" \
+		ok "$U2, while $U1 is out of its share"
+	assert_eq "$(result_of "$("$H/leafio" "$extra/all/task_clock/self/simple/0" read 2>&1)")" \
+		ok "root, while $U1 is out of its share"
+	# a share comes back when its counters close
+	kill "$holder"
+	wait_until "[ \$(\"$H/xattr\" '$extra' user.perfctr.counters) = 0 ]" 100 || die "U1's counters never closed"
+	assert_eq "$(result_of "$(as_user "$U1" "$H/leafio" "$extra/all/task_clock:u/self/simple/0" read 2>&1)")" \
+		ok "$U1 once its leaf closed"
+}
+
+@test "max_counters= takes a positive count only" {
+	require_fuse
+	require_root
+	extra=$(extra_dir)
+	for v in 0 -1 x 1x ""; do
+		run timeout 20 "$PERFCTR_FUSE_BIN" -f -o "allow_other,max_counters=$v" "$extra"
+		assert_eq "$status" 1 "exit status for max_counters=$v" || return 1
+		assert_match "$output" "bad .*max_counters" "its message" || return 1
+	done
+}
+
+@test "the unit's daemon, killed with SIGKILL, comes back: its restart mounts and serves again" {
+	require_fuse
+	require_root
+	unit=$BATS_TEST_DIRNAME/../../packaging/perfctrfs.service
+	fstab=$BATS_TEST_DIRNAME/../../packaging/fstab.example
+	[ -f "$unit" ] && [ -f "$fstab" ] || die "no packaging/ next to the suite"
+	opts=$(sed -n 's|^ExecStart=[^ ]* .*-o \([^ ]*\) /dev/perfctr$|\1|p' "$unit")
+	[ -n "$opts" ] || die "no ExecStart= line with -o in $unit"
+	fopts=$(awk '$1 == "perfctrfs-fuse" && $3 == "fuse" { print $4 }' "$fstab")
+	[[ ",$fopts," == *,auto_unmount,* ]] ||
+		die "the fstab line ($fopts) leaves a dead daemon's mount behind"
+	extra=$(extra_dir)
+	for round in 1 2 3; do
+		# what systemd runs at each (re)start, on our directory
+		while read -r pre; do
+			pre=${pre#-}
+			${pre//\/dev\/perfctr/$extra} 2>/dev/null || true
+		done < <(sed -n 's/^ExecStartPre=//p' "$unit")
+		"$PERFCTR_FUSE_BIN" -f -o "$opts" "$extra" > "$BATS_TEST_TMPDIR/unit.log" 2>&1 3>&- &
+		pid=$!
+		wait_until "[ -d '$extra/all' ]" 100 ||
+			die "round $round: the unit's daemon did not mount: $(cat "$BATS_TEST_TMPDIR/unit.log")"
+		is_count "$(read0 "$extra/all/task_clock/self/simple/0")" ||
+			die "round $round: the mount does not serve"
+		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null || true
+	done
+	echo "$pid" > "$BATS_TEST_TMPDIR/extra.pid"
+}
 
 @test "150-hostile: no counter left held" {
 	assert_no_leak

@@ -23,7 +23,8 @@
 #                               still running 5 s, then TERM, then KILL
 #   fuse_suite_copy TOP DIR     a private copy of the suite and its helper
 #                               binaries in DIR (tests/bats,
-#                               tests/helpers/bin) that every user can
+#                               tests/helpers/bin, and packaging/ for the
+#                               tests of its unit) that every user can
 #                               read, wherever the clone is
 #
 # The sourcing script defines log MESSAGE (its progress, on stderr).
@@ -89,5 +90,6 @@ fuse_suite_copy() {
 	mkdir -p "$dir/tests/helpers" &&
 		cp -r "$top/tests/bats" "$dir/tests/bats" &&
 		cp -r "$top/tests/helpers/bin" "$dir/tests/helpers/bin" &&
+		cp -r "$top/packaging" "$dir/packaging" &&
 		chmod -R a+rX "$dir"
 }

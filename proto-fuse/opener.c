@@ -1,0 +1,914 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Openers: the only code that calls perf_event_open(2) for a caller, in a
+ * process that has exactly the caller's rights (privilege separation, as
+ * OpenSSH does it).
+ *
+ * A root daemon with allow_other serves every user, root of a user
+ * namespace and containers included.  perf must judge each open by the
+ * caller, and the daemon must never lend its own rights, so:
+ *
+ *  - the daemon's threads never change credentials;
+ *  - an opener is a process forked from the daemon that takes the
+ *    credentials creds.c decides for the caller (its uids, gids and
+ *    groups; its capabilities only when the caller is in the daemon's user
+ *    namespace), drops every other capability and descriptor, becomes
+ *    non-dumpable, and enters the caller's pid namespace, so that pid
+ *    numbers and ptrace checks mean there what they mean to the caller;
+ *  - it reads requests ("open this group on pid P, cpu C") from a
+ *    SOCK_SEQPACKET socket, makes the calls, and sends the fds back with
+ *    SCM_RIGHTS; perf's errno goes back as it is;
+ *  - openers are kept per credential set (struct pf_creds) and reused;
+ *    one idle for PF_OPENER_IDLE seconds is retired, and there are at
+ *    most PF_OPENER_MAX;
+ *  - a caller may signal, stop, prlimit or kill its own opener (it has
+ *    its uid): that only fails its own opens.  A reply that does not come
+ *    in PF_OPENER_TIMEOUT seconds retires the opener, so a stopped one
+ *    never holds a daemon thread;
+ *  - a pid namespace that dies takes its openers with it; a new one may
+ *    get the same inode number, and so the stale pool entry: its socket
+ *    is dead, and the one retry makes a fresh opener.
+ *
+ * If the daemon cannot make openers (not root, or the start-up check
+ * fails), allow_other is refused (main.c), and opens run in the daemon
+ * for callers with the daemon's own credentials only.
+ *
+ * Locking: pool_lock guards the list and is held while one is made (a
+ * fork); each opener's lock serialises its requests.  Neither is pf_lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define PF_OPENER_MAX		128
+#define PF_OPENER_IDLE		60	/* seconds */
+#define PF_OPENER_TIMEOUT	10	/* seconds for one reply */
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD		O_EXCL
+#endif
+
+#ifndef NS_GET_PARENT
+#define NS_GET_PARENT		_IO(0xb7, 0x2)
+#endif
+
+enum { OP_OPEN, OP_PIDFD };
+
+struct pf_open_req {
+	uint32_t op;			/* OP_OPEN: a group; OP_PIDFD: pid's pidfd */
+	uint32_t nr;
+	int32_t pid;
+	int32_t cpu;
+	uint32_t fallback;		/* leader may drop sample_period */
+	struct perf_event_attr attr[PERFCTRFS_MAX_GROUP];
+};
+
+struct pf_open_rep {
+	int32_t err;			/* 0 or -errno */
+	uint32_t nr;			/* fds attached */
+	uint32_t no_signal;
+};
+
+struct pf_opener {
+	struct pf_opener *next;
+	struct pf_creds creds;
+	pid_t pid;			/* in the daemon's pid namespace */
+	int sock;
+	pthread_mutex_t lock;		/* one request at a time */
+	unsigned int users;		/* holders; under pool_lock */
+	bool dead;			/* under pool_lock: out of the pool,
+					 * freed at its last put */
+	time_t used;
+};
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pf_opener *pool;
+static unsigned int nr_openers;
+static pid_t spawning;			/* a forked opener-to-be, or 0 */
+static bool separated;			/* openers work here */
+static struct pf_creds own;
+static uint64_t own_permitted;
+static struct stat own_userns, own_pidns;
+
+/* ---- the opens themselves: in an opener, or in the daemon ------------ */
+
+static bool leader_exited(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return syscall(SYS_poll, &p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
+/*
+ * Open one group; only syscalls, so that it is safe in a process forked
+ * from a threaded one.  A leader that cannot sample (msr, uncore) is
+ * opened as a plain counter when @r->fallback allows it.
+ */
+static int open_group(struct pf_open_req *r, int *fds, uint32_t *no_signal)
+{
+	unsigned int m;
+	long fd;
+
+	*no_signal = 0;
+	for (m = 0; m < r->nr; m++) {
+		fd = syscall(SYS_perf_event_open, &r->attr[m], r->pid, r->cpu,
+			     m ? fds[0] : -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && !m && r->fallback && r->attr[0].sample_period &&
+		    (errno == EINVAL || errno == EOPNOTSUPP)) {
+			r->attr[0].sample_period = 0;
+			r->attr[0].wakeup_events = 0;
+			fd = syscall(SYS_perf_event_open, &r->attr[0], r->pid,
+				     r->cpu, -1, PERF_FLAG_FD_CLOEXEC);
+			*no_signal = fd >= 0;
+		}
+		if (fd < 0) {
+			/*
+			 * The task exited between the leader and this
+			 * member: perf says ENODEV where a lone counter on
+			 * it would get ESRCH.
+			 */
+			int err = m && leader_exited(fds[0]) ? ESRCH : errno;
+
+			while (m--)
+				syscall(SYS_close, fds[m]);
+			return -err;
+		}
+		fds[m] = fd;
+	}
+	return 0;
+}
+
+/*
+ * A pidfd for the task @pid names in this pid namespace, a thread's
+ * included: what the daemon reads its own id of the task from.
+ */
+static int pidfd_of(pid_t pid, int *fd)
+{
+	long r = syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
+
+	if (r < 0 && errno == EINVAL)	/* before 6.9: processes only */
+		r = syscall(SYS_pidfd_open, pid, 0);
+	if (r < 0)
+		return errno == EINVAL ? -ESRCH : -errno;
+	*fd = r;
+	return 0;
+}
+
+/* ---- the opener process ---------------------------------------------- */
+
+static void opener_send(int s, const struct pf_open_rep *rep, const int *fds)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * PERFCTRFS_MAX_GROUP)];
+	struct iovec iov = { .iov_base = (void *)rep, .iov_len = sizeof(*rep) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (rep->nr) {
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * rep->nr);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * rep->nr);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * rep->nr);
+	}
+	syscall(SYS_sendmsg, s, &mh, MSG_NOSIGNAL);
+}
+
+static int capset_raw(uint64_t eff, uint64_t perm)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2] = {
+		{ (uint32_t)eff, (uint32_t)perm, 0 },
+		{ (uint32_t)(eff >> 32), (uint32_t)(perm >> 32), 0 },
+	};
+
+	return syscall(SYS_capset, &hdr, d) ? -errno : 0;
+}
+
+static int capget_raw(uint64_t *eff, uint64_t *perm)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &hdr, d))
+		return -errno;
+	*eff = d[0].effective | (uint64_t)d[1].effective << 32;
+	*perm = d[0].permitted | (uint64_t)d[1].permitted << 32;
+	return 0;
+}
+
+/*
+ * Become the caller: groups, gids, uids, fs ids, then exactly @c->caps
+ * (within what we hold) as both effective and permitted.  Checked after:
+ * an opener that is not what it should be never serves.
+ */
+static int become(const struct pf_creds *c)
+{
+	uint64_t eff, perm;
+	uid_t r, e, s;
+	gid_t rg, eg, sg;
+
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) ||
+	    prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) ||
+	    syscall(SYS_setgroups, c->nr_groups, c->groups) ||
+	    syscall(SYS_setresgid, c->gid[0], c->gid[1], c->gid[2]) ||
+	    syscall(SYS_setresuid, c->uid[0], c->uid[1], c->uid[2]))
+		return -errno;
+	/* KEEPCAPS kept the permitted set: use it for the fs ids, then drop */
+	if (capget_raw(&eff, &perm) || capset_raw(perm, perm))
+		return -EPERM;
+	syscall(SYS_setfsuid, c->uid[3]);
+	syscall(SYS_setfsgid, c->gid[3]);
+	if (capset_raw(c->caps & own_permitted, c->caps & own_permitted) ||
+	    prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		return -EPERM;
+	if (syscall(SYS_getresuid, &r, &e, &s) ||
+	    syscall(SYS_getresgid, &rg, &eg, &sg) ||
+	    r != c->uid[0] || e != c->uid[1] || s != c->uid[2] ||
+	    rg != c->gid[0] || eg != c->gid[1] || sg != c->gid[2] ||
+	    (uid_t)syscall(SYS_setfsuid, -1) != c->uid[3] ||
+	    (gid_t)syscall(SYS_setfsgid, -1) != c->gid[3] ||
+	    capget_raw(&eff, &perm) || eff != (c->caps & own_permitted) ||
+	    perm != eff)
+		return -EPERM;
+	return 0;
+}
+
+/* The opener's life, in the caller's pid namespace; never returns. */
+static void __attribute__((noreturn)) opener_main(int s,
+						  const struct pf_creds *c)
+{
+	struct pf_open_rep rep = { 0 };
+	struct pf_open_req req;
+	sigset_t none;
+	int fds[PERFCTRFS_MAX_GROUP], sig;
+	unsigned int i;
+	ssize_t n;
+
+	/* nothing of the daemon's: not its fds, handlers or blocked signals */
+	if (s > 0)
+		syscall(SYS_close_range, 0, s - 1, 0);
+	syscall(SYS_close_range, s + 1, ~0U, 0);
+	for (sig = 1; sig < 32; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	rep.err = become(c);
+	opener_send(s, &rep, NULL);
+	if (rep.err)
+		_exit(1);
+	for (;;) {
+		n = syscall(SYS_recvfrom, s, &req, sizeof(req), 0, NULL, NULL);
+		if (n == 0 || (n < 0 && errno != EINTR))
+			_exit(0);	/* the daemon is gone or retired us */
+		if (n < 0)
+			continue;
+		rep.nr = 0;
+		rep.no_signal = 0;
+		if (n == sizeof(req) && req.op == OP_PIDFD) {
+			rep.err = pidfd_of(req.pid, fds);
+			req.nr = 1;
+		} else if (n != sizeof(req) || req.op != OP_OPEN || !req.nr ||
+			   req.nr > PERFCTRFS_MAX_GROUP) {
+			rep.err = -EINVAL;
+		} else {
+			rep.err = open_group(&req, fds, &rep.no_signal);
+		}
+		if (!rep.err)
+			rep.nr = req.nr;
+		opener_send(s, &rep, fds);
+		for (i = 0; i < rep.nr; i++)
+			syscall(SYS_close, fds[i]);
+	}
+}
+
+/* ---- the daemon's side ---------------------------------------------- */
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n = 0;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ESRCH ? -ENOENT : -errno;
+	while (len < size - 1) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	if (n < 0)
+		err = errno == ESRCH ? -ENOENT : -errno;
+	close(fd);
+	if (err)
+		return err;
+	if (!len)
+		return -ENOENT;		/* it died between open and read */
+	buf[len] = 0;
+	return 0;
+}
+
+
+/* Wait for one reply, its fds into @fds; -ETIMEDOUT, -EPIPE or -EIO. */
+static int opener_recv(int s, struct pf_open_rep *rep, int *fds)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * PERFCTRFS_MAX_GROUP)];
+	struct iovec iov = { .iov_base = rep, .iov_len = sizeof(*rep) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	struct cmsghdr *cm;
+	unsigned int got = 0, i;
+	ssize_t n;
+	int r;
+
+	do
+		r = poll(&p, 1, PF_OPENER_TIMEOUT * 1000);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return -ETIMEDOUT;
+	n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (n <= 0)
+		return -EPIPE;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_RIGHTS) {
+			got = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			if (!fds || got > PERFCTRFS_MAX_GROUP) {
+				/* never keep what we did not ask for */
+				int *p = (int *)CMSG_DATA(cm);
+
+				for (i = 0; i < got; i++)
+					close(p[i]);
+				return -EIO;
+			}
+			memcpy(fds, CMSG_DATA(cm), got * sizeof(int));
+		}
+	if (n == sizeof(*rep) && (mh.msg_flags & MSG_CTRUNC)) {
+		/* the reply came, its fds found no room here: we are full */
+		for (i = 0; i < got; i++)
+			close(fds[i]);
+		return -EMFILE;
+	}
+	if (n != sizeof(*rep) || got != rep->nr || rep->nr > PERFCTRFS_MAX_GROUP ||
+	    (rep->err && rep->nr)) {
+		for (i = 0; i < got; i++)
+			close(fds[i]);
+		return -EIO;
+	}
+	return 0;
+}
+
+static void opener_free(struct pf_opener *o)
+{
+	/*
+	 * It exits at the EOF (a stopped one once continued).  Never a
+	 * kill(): it is nobody's child, and its pid may be another
+	 * process's by now.
+	 */
+	close(o->sock);
+	pthread_mutex_destroy(&o->lock);
+	free(o);
+}
+
+/*
+ * Fork the opener for @c.  The first child enters the caller's pid
+ * namespace (@nsfd, or ours when -1) and forks the opener there, tells us
+ * its pid and exits, so the opener is nobody's child to reap.
+ */
+static int opener_spawn(const struct pf_creds *c, int nsfd,
+			struct pf_opener **out)
+{
+	struct pf_open_rep rep;
+	struct pf_opener *o;
+	int sv[2], pp[2], err, st;
+	pid_t mid, pid = -EIO;
+
+	if (pipe2(pp, O_CLOEXEC))
+		return -errno;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		err = -errno;
+		goto out_pipe;
+	}
+	mid = fork();
+	if (mid < 0) {
+		err = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		goto out_pipe;
+	}
+	if (mid == 0) {
+		close(sv[0]);
+		if (nsfd >= 0 && setns(nsfd, CLONE_NEWPID))
+			pid = -errno;
+		else
+			pid = fork();
+		if (pid == 0)
+			opener_main(sv[1], c);
+		if (pid < 0)
+			pid = -errno;
+		if (write(pp[1], &pid, sizeof(pid)) != sizeof(pid))
+			_exit(1);
+		_exit(0);
+	}
+	spawning = mid;
+	close(sv[1]);
+	close(pp[1]);
+	pp[1] = -1;
+	while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
+		;
+	spawning = 0;
+	if (read(pp[0], &pid, sizeof(pid)) != sizeof(pid) || pid < 0) {
+		err = pid < 0 ? pid : -EIO;
+		close(sv[0]);
+		goto out_pipe;
+	}
+	close(pp[0]);
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		close(sv[0]);	/* it exits at the EOF */
+		return -ENOMEM;
+	}
+	o->creds = *c;
+	o->pid = pid;
+	o->sock = sv[0];
+	pthread_mutex_init(&o->lock, NULL);
+	/* its first word says whether it became the caller */
+	err = opener_recv(o->sock, &rep, NULL);
+	if (!err && rep.err)
+		err = rep.err;
+	if (err) {
+		pf_log(LOG_ERR, "an opener for uid %u could not start: %s",
+		       (unsigned int)c->uid[0], strerror(-err));
+		opener_free(o);
+		return err == -ETIMEDOUT || err == -EPIPE ? -EIO : err;
+	}
+	*out = o;
+	return 0;
+
+out_pipe:
+	close(pp[0]);
+	if (pp[1] >= 0)
+		close(pp[1]);
+	return err;
+}
+
+static time_t now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+/* Unlink @o (under pool_lock); it is freed at its last put. */
+static void pool_unlink(struct pf_opener *o)
+{
+	struct pf_opener **pp;
+
+	for (pp = &pool; *pp; pp = &(*pp)->next)
+		if (*pp == o) {
+			*pp = o->next;
+			nr_openers--;
+			return;
+		}
+}
+
+/* Retire idle openers, and one more when the pool is full. */
+static void pool_retire(bool need_room)
+{
+	struct pf_opener *o, *next, *lru = NULL;
+	time_t t = now_s();
+
+	for (o = pool; o; o = next) {
+		next = o->next;
+		if (o->users)
+			continue;
+		if (t - o->used >= PF_OPENER_IDLE) {
+			pool_unlink(o);
+			opener_free(o);
+			continue;
+		}
+		if (!lru || o->used < lru->used)
+			lru = o;
+	}
+	if (need_room && nr_openers >= PF_OPENER_MAX && lru) {
+		pool_unlink(lru);
+		opener_free(lru);
+	}
+}
+
+static int opener_get(const struct pf_caller *c, struct pf_opener **out)
+{
+	struct pf_opener *o;
+	int nsfd = -1, err;
+	char path[64];
+
+	pthread_mutex_lock(&pool_lock);
+	pool_retire(false);
+	for (o = pool; o; o = o->next)
+		if (pf_creds_equal(&o->creds, &c->creds))
+			break;
+	if (!o) {
+		pool_retire(true);
+		if (nr_openers >= PF_OPENER_MAX) {
+			pthread_mutex_unlock(&pool_lock);
+			return -EAGAIN;
+		}
+		if (!c->same_pidns) {
+			/* the caller's pid ns, checked to be the one we keyed */
+			struct stat st;
+
+			snprintf(path, sizeof(path), "/proc/%d/ns/pid",
+				 (int)c->tid);
+			nsfd = open(path, O_RDONLY | O_CLOEXEC);
+			if (nsfd < 0 && pf_err_transient(errno)) {
+				err = -errno;
+				pthread_mutex_unlock(&pool_lock);
+				return err;
+			}
+			if (nsfd < 0 || fstat(nsfd, &st) ||
+			    st.st_dev != c->creds.pidns_dev ||
+			    st.st_ino != c->creds.pidns_ino) {
+				if (nsfd >= 0)
+					close(nsfd);
+				pthread_mutex_unlock(&pool_lock);
+				return -ENOENT;
+			}
+		}
+		err = opener_spawn(&c->creds, nsfd, &o);
+		if (nsfd >= 0)
+			close(nsfd);
+		if (err) {
+			pthread_mutex_unlock(&pool_lock);
+			return err;
+		}
+		o->next = pool;
+		pool = o;
+		nr_openers++;
+	}
+	o->users++;
+	pthread_mutex_unlock(&pool_lock);
+	*out = o;
+	return 0;
+}
+
+static void opener_put(struct pf_opener *o, bool dead)
+{
+	pthread_mutex_lock(&pool_lock);
+	o->used = now_s();
+	if (dead && !o->dead) {
+		o->dead = true;
+		pool_unlink(o);
+	}
+	if (!--o->users && o->dead)
+		opener_free(o);
+	pthread_mutex_unlock(&pool_lock);
+}
+
+/*
+ * One request to @c's opener, its reply into @rep and @fds: 0, or the
+ * daemon's own -errno when the opener could not answer.
+ */
+static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
+		       struct pf_open_rep *rep, int *fds)
+{
+	struct pf_opener *o;
+	int err, tries;
+
+	/* a caller that killed its own opener gets one fresh try */
+	for (tries = 0; tries < 2; tries++) {
+		err = opener_get(c, &o);
+		if (err)
+			return err;
+		pthread_mutex_lock(&o->lock);
+		if (send(o->sock, req, sizeof(*req), MSG_NOSIGNAL) !=
+		    sizeof(*req))
+			err = -EPIPE;
+		else
+			err = opener_recv(o->sock, rep, fds);
+		pthread_mutex_unlock(&o->lock);
+		/* a dead opener leaves the pool: the retry makes a new one */
+		opener_put(o, err && err != -EMFILE);
+		if (err == -ETIMEDOUT)
+			return -EAGAIN;	/* stopped: the caller's own doing */
+		if (!err || pf_err_transient(-err))
+			break;
+	}
+	if (err)
+		return pf_err_transient(-err) ? err : -EIO;
+	return 0;
+}
+
+/*
+ * Open one perf group for @c: @nr attrs on (@pid, @cpu), @pid in the
+ * caller's pid namespace.  0 and the fds in @fds, or perf's -errno.
+ */
+int pf_open_group(const struct pf_caller *c, struct perf_event_attr *attr,
+		  unsigned int nr, pid_t pid, int cpu, bool fallback,
+		  int *fds, bool *no_signal)
+{
+	struct pf_open_req req;
+	struct pf_open_rep rep;
+	uint32_t nosig;
+	int err;
+
+	memset(&req, 0, sizeof(req));
+	req.op = OP_OPEN;
+	req.nr = nr;
+	req.pid = pid;
+	req.cpu = cpu;
+	req.fallback = fallback;
+	memcpy(req.attr, attr, nr * sizeof(*attr));
+	if (!separated) {
+		/* only the daemon's own user reaches us (main.c) */
+		if (!pf_creds_privileged_as(&c->creds, &own))
+			return -EACCES;
+		err = open_group(&req, fds, &nosig);
+		*no_signal = nosig;
+		return err;
+	}
+	err = opener_call(c, &req, &rep, fds);
+	if (err)
+		return err;
+	*no_signal = rep.no_signal;
+	return rep.err;
+}
+
+/*
+ * The id in our pid namespace of the task that @c calls @nr in its own:
+ * its opener lives there, takes a pidfd for @nr, and the pidfd's fdinfo
+ * says who that is here.  -ESRCH when @c has no such task.
+ */
+pid_t pf_pid_from_caller(const struct pf_caller *c, pid_t nr)
+{
+	struct pf_open_req req;
+	struct pf_open_rep rep;
+	char path[64], buf[4096], *p;
+	int fd, err;
+	pid_t pid;
+
+	if (c->same_pidns) {
+		snprintf(path, sizeof(path), "/proc/%d", (int)nr);
+		return access(path, F_OK) ? -ESRCH : nr;
+	}
+	if (!separated)
+		return -ESRCH;	/* we cannot enter its namespace */
+	memset(&req, 0, sizeof(req));
+	req.op = OP_PIDFD;
+	req.pid = nr;
+	err = opener_call(c, &req, &rep, &fd);
+	if (!err)
+		err = rep.err;
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	err = read_file(path, buf, sizeof(buf));
+	close(fd);
+	if (err)
+		return err == -ENOENT ? -ESRCH : err;
+	p = strstr(buf, "\nPid:");
+	if (!p)
+		return -ESRCH;
+	pid = strtol(p + 5, NULL, 10);
+	return pid > 0 ? pid : -ESRCH;	/* -1: it has exited */
+}
+
+/* ---- callers -------------------------------------------------------- */
+
+/* /proc/<tid>/status, parsed; -ENOENT when the task is gone. */
+int pf_task_status(pid_t tid, struct pf_status *st)
+{
+	char path[64], buf[16384];
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	err = read_file(path, buf, sizeof(buf));
+	return err ? err : pf_status_parse(buf, st);
+}
+
+static int ns_of(pid_t tid, const char *ns, struct stat *st)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)tid, ns);
+	return stat(path, st) ? (errno == ESRCH ? -ENOENT : -errno) : 0;
+}
+
+/*
+ * Who the thread @tid that sent a request is, and what its opener holds.
+ * FUSE gives pid 0 for a caller in a pid namespace the daemon cannot see:
+ * such a caller cannot be identified and is refused with EACCES.
+ */
+int pf_caller_get(pid_t tid, struct pf_caller *c)
+{
+	struct stat uns, pns;
+	int err;
+
+	if (tid <= 0)
+		return -EACCES;
+	memset(c, 0, sizeof(*c));
+	c->tid = tid;
+	err = pf_task_status(tid, &c->st);
+	if (!err)
+		err = ns_of(tid, "user", &uns);
+	if (!err)
+		err = ns_of(tid, "pid", &pns);
+	/* gone is ENOENT, our own shortage is ours; anything else, refused */
+	if (err)
+		return err == -ENOENT || pf_err_transient(-err) ? err : -EACCES;
+	pf_creds_decide(&c->st, uns.st_dev == own_userns.st_dev &&
+				uns.st_ino == own_userns.st_ino,
+			pns.st_dev, pns.st_ino, &c->creds);
+	c->same_pidns = pns.st_dev == own_pidns.st_dev &&
+			pns.st_ino == own_pidns.st_ino;
+	return 0;
+}
+
+/*
+ * Does the thread @tid's pid namespace have a task @nr?  0, -ENOENT, or
+ * -EACCES for a caller FUSE could not name (pid 0: a pid namespace that
+ * ours does not contain).
+ */
+int pf_pid_visible(pid_t tid, pid_t nr)
+{
+	struct pf_caller *c;
+	pid_t pid;
+	int err;
+
+	if (tid <= 0)
+		return -EACCES;
+	c = malloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	err = pf_caller_get(tid, c);
+	pid = err ? err : pf_pid_from_caller(c, nr);
+	free(c);
+	if (pid == -ESRCH)
+		return -ENOENT;
+	return pid < 0 ? pid : 0;
+}
+
+/*
+ * Is @tgid one of the daemon's own processes, which only a caller with
+ * the daemon's credentials may count?  Its samples would show a root
+ * process's addresses; perf's ptrace rule lets a thread of the same
+ * process through, so this is not left to perf.
+ */
+bool pf_target_refused(const struct pf_caller *c, pid_t tgid)
+{
+	struct pf_opener *o;
+	bool ours;
+
+	if (pf_creds_privileged_as(&c->creds, &own))
+		return false;
+	pthread_mutex_lock(&pool_lock);
+	ours = tgid == getpid() || (spawning && tgid == spawning);
+	for (o = pool; o && !ours; o = o->next)
+		ours = tgid == o->pid;
+	pthread_mutex_unlock(&pool_lock);
+	return ours;
+}
+
+/*
+ * The id in the caller's pid namespace of task @pid (an id in ours), or
+ * -ESRCH when the caller cannot see it: its pid namespace must be the
+ * caller's or one below it.
+ */
+pid_t pf_caller_pid(const struct pf_caller *c, pid_t pid)
+{
+	struct pf_status st;
+	struct stat s;
+	char path[64];
+	int fd, up, err;
+	pid_t in;
+
+	if (pid < 0 || c->same_pidns)
+		return pid;
+	err = pf_task_status(pid, &st);
+	if (err)
+		return err == -ENOENT ? -ESRCH : err;
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	/* up from the task's namespace to the caller's level */
+	for (up = st.nr_nspid - c->st.nr_nspid; up > 0; up--) {
+		int parent = ioctl(fd, NS_GET_PARENT);
+
+		close(fd);
+		if (parent < 0)
+			return -ESRCH;
+		fd = parent;
+	}
+	in = -ESRCH;
+	if (up == 0 && !fstat(fd, &s) && s.st_dev == c->creds.pidns_dev &&
+	    s.st_ino == c->creds.pidns_ino)
+		in = pf_pid_in_ns(&st, c->st.nr_nspid);
+	close(fd);
+	return in > 0 ? in : -ESRCH;
+}
+
+/*
+ * Can this daemon separate privileges?  Only as root, and only if a test
+ * opener really becomes another user.  @why says why not.
+ */
+int pf_opener_init(const char **why)
+{
+	struct pf_status st = { 0 };
+	struct pf_opener *o;
+	uint64_t eff;
+	int err;
+
+	if (ns_of(getpid(), "user", &own_userns) ||
+	    ns_of(getpid(), "pid", &own_pidns)) {
+		*why = "cannot read the daemon's own namespaces";
+		return -EIO;
+	}
+	err = pf_task_status(getpid(), &st);
+	if (err || capget_raw(&eff, &own_permitted)) {
+		*why = "cannot read the daemon's own credentials";
+		return -EIO;
+	}
+	pf_creds_decide(&st, true, own_pidns.st_dev, own_pidns.st_ino, &own);
+	if (geteuid() != 0) {
+		*why = "the daemon is not root, so it cannot act as each caller";
+		return -EPERM;
+	}
+	/* nobody: the check must change every id, as a real caller's will */
+	st.uid[0] = st.uid[1] = st.uid[2] = st.uid[3] = 65534;
+	st.gid[0] = st.gid[1] = st.gid[2] = st.gid[3] = 65534;
+	st.nr_groups = 0;
+	st.cap_eff = 0;
+	{
+		struct pf_creds probe;
+
+		pf_creds_decide(&st, true, own_pidns.st_dev, own_pidns.st_ino,
+				&probe);
+		err = opener_spawn(&probe, -1, &o);
+	}
+	if (err) {
+		*why = "a test opener could not take another user's credentials (needs CAP_SETUID, CAP_SETGID, CAP_SETPCAP, CAP_SYS_ADMIN)";
+		return err;
+	}
+	opener_free(o);
+	separated = true;
+	return 0;
+}
+
+void pf_opener_exit(void)
+{
+	struct pf_opener *o;
+
+	pthread_mutex_lock(&pool_lock);
+	while ((o = pool)) {
+		pool = o->next;
+		opener_free(o);
+	}
+	nr_openers = 0;
+	pthread_mutex_unlock(&pool_lock);
+}
+
+unsigned int pf_nr_openers(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&pool_lock);
+	n = nr_openers;
+	pthread_mutex_unlock(&pool_lock);
+	return n;
+}
