@@ -87,6 +87,13 @@ static int perfctrfs_parse_level(struct super_block *sb,
 		return ret;
 	case PERFCTRFS_LVL_PID:
 		ret = perfctrfs_parse_pid(name, len, &leaf->pid);
+		/*
+		 * perf core connects a counter to a cgroup only through a
+		 * syscall's fd, not for a kernel counter: no cgroup target
+		 * exists here, and readdir lists none.
+		 */
+		if (!ret && leaf->pid.kind == PERFCTRFS_PID_CGROUP)
+			return -ENOENT;
 		if (ret || leaf->pid.kind != PERFCTRFS_PID_NUM)
 			return ret;
 		leaf->target = perfctrfs_find_pid(leaf->pid.pid);

@@ -715,29 +715,44 @@ int perfctrfs_format_encoding(const struct perfctrfs_event_spec *spec,
  * @len: its length
  * @out: the decoded target, written only on success
  *
- * Accepts "self", "all", or a canonical decimal from 1 to
- * PERFCTRFS_MAX_ID.  Whether that task exists is the caller's question.
+ * Accepts "self", "all", a canonical decimal from 1 to PERFCTRFS_MAX_ID,
+ * or "cgroup." and a canonical decimal from 1 to 2^64 - 1 (the grammar
+ * is in grammar.h).  Whether that task or cgroup exists is the caller's
+ * question.
  *
  * Return: 0, or -ENOENT when @name does not parse.
  */
 int perfctrfs_parse_pid(const char *name, size_t len, struct perfctrfs_pid *out)
 {
+	const size_t plen = sizeof(PERFCTRFS_CGROUP_PREFIX) - 1;
 	u64 v;
 
 	if (name_is(name, len, "self")) {
 		out->kind = PERFCTRFS_PID_SELF;
 		out->pid = 0;
+		out->cgroup = 0;
 		return 0;
 	}
 	if (name_is(name, len, "all")) {
 		out->kind = PERFCTRFS_PID_ALL;
 		out->pid = 0;
+		out->cgroup = 0;
+		return 0;
+	}
+	if (len > plen && !memcmp(name, PERFCTRFS_CGROUP_PREFIX, plen)) {
+		if (parse_canonical(name + plen, len - plen, ~0ULL, &v) ||
+		    v == 0)
+			return -ENOENT;
+		out->kind = PERFCTRFS_PID_CGROUP;
+		out->pid = 0;
+		out->cgroup = v;
 		return 0;
 	}
 	if (parse_canonical(name, len, PERFCTRFS_MAX_ID, &v) || v == 0)
 		return -ENOENT;
 	out->kind = PERFCTRFS_PID_NUM;
 	out->pid = v;
+	out->cgroup = 0;
 	return 0;
 }
 

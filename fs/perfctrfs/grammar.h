@@ -176,13 +176,28 @@ enum perfctrfs_pid_kind {
 	PERFCTRFS_PID_NUM,	/* a process (all its threads) or a thread */
 	PERFCTRFS_PID_SELF,	/* the process that opens the leaf */
 	PERFCTRFS_PID_ALL,	/* every task: a CPU-wide counter */
+	PERFCTRFS_PID_CGROUP,	/* the tasks of a cgroup v2 directory */
 };
 
 struct perfctrfs_pid {
 	enum perfctrfs_pid_kind kind;
 	u32 pid;		/* valid for PERFCTRFS_PID_NUM, >= 1 */
+	u64 cgroup;		/* valid for PERFCTRFS_PID_CGROUP, >= 1 */
 };
 
+#define PERFCTRFS_CGROUP_PREFIX	"cgroup."
+
+/*
+ * Parse a pid level name:
+ *
+ *   pid     := 'self' | 'all'
+ *            | decimal                        1 .. PERFCTRFS_MAX_ID
+ *            | 'cgroup.' decimal              1 .. 2^64 - 1
+ *   decimal := canonical: no sign, no leading zero, no overflow
+ *
+ * A cgroup's number is its id, the inode number of its cgroup2 directory
+ * (a kernfs id is 64 bits wide).  Returns 0 or -ENOENT.
+ */
 int perfctrfs_parse_pid(const char *name, size_t len, struct perfctrfs_pid *out);
 
 /* ---- level 4: type -------------------------------------------------- */

@@ -182,11 +182,13 @@ struct perfctrfs_case {
 #define CPU_BAD(s)		{ .level = PCL_CPU, CASE_IN(s), .err = -ENOENT }
 
 #define PID_OK(s, n)		{ .level = PCL_PID, CASE_IN(s), \
-				  .want.pid = { PERFCTRFS_PID_NUM, (n) } }
+				  .want.pid = { PERFCTRFS_PID_NUM, (n), 0 } }
 #define PID_SELF(s)		{ .level = PCL_PID, CASE_IN(s), \
-				  .want.pid = { PERFCTRFS_PID_SELF, 0 } }
+				  .want.pid = { PERFCTRFS_PID_SELF, 0, 0 } }
 #define PID_ALL(s)		{ .level = PCL_PID, CASE_IN(s), \
-				  .want.pid = { PERFCTRFS_PID_ALL, 0 } }
+				  .want.pid = { PERFCTRFS_PID_ALL, 0, 0 } }
+#define PID_CGROUP(s, n)	{ .level = PCL_PID, CASE_IN(s), \
+				  .want.pid = { PERFCTRFS_PID_CGROUP, 0, (n) } }
 #define PID_BAD(s)		{ .level = PCL_PID, CASE_IN(s), .err = -ENOENT }
 
 #define TYPE_OK(s, t)		{ .level = PCL_TYPE, CASE_IN(s), .want.type = (t) }
@@ -225,6 +227,8 @@ struct perfctrfs_case {
 /* Names of 4 KiB and more, with no NUL after them. */
 static const char tc_a4k[] = { [0 ... 4095] = 'a' };
 static const char tc_d4k[] = { [0 ... 4095] = '1' };
+/* "cgroup." and 4089 ones: a cgroup id that overflows long before the end */
+static const char tc_cg4k[] = { 'c', 'g', 'r', 'o', 'u', 'p', '.', [7 ... 4095] = '1' };
 static const char tc_d4k_s[] = { [0 ... 4095] = '1', 's' };
 static const char tc_cycles_a4k[] = { 'c', 'y', 'c', 'l', 'e', 's', ':', [7 ... 4102] = 'a' };
 static const char tc_cpu_a4k[] = { 'c', 'p', 'u', '.', [4 ... 4099] = 'a' };
@@ -316,6 +320,51 @@ static const struct perfctrfs_case perfctrfs_cases[] = {
 	PID_BAD("thread"),
 	LONG_BAD(PCL_PID, tc_d4k),
 	LONG_BAD(PCL_PID, tc_a4k),
+	/* pid: "cgroup." and a cgroup id, a canonical decimal 1 .. 2^64-1 */
+	PID_CGROUP("cgroup.1", 1),
+	PID_CGROUP("cgroup.9", 9),
+	PID_CGROUP("cgroup.10", 10),
+	PID_CGROUP("cgroup.4026531835", 4026531835ULL),
+	PID_CGROUP("cgroup.4294967296", 4294967296ULL),
+	PID_CGROUP("cgroup.18446744073709551615", 18446744073709551615ULL),
+	PID_BAD("cgroup.18446744073709551616"),
+	PID_BAD("cgroup.18446744073709551620"),
+	PID_BAD("cgroup.99999999999999999999"),
+	PID_BAD("cgroup.184467440737095516150"),
+	PID_BAD("cgroup.0"),
+	PID_BAD("cgroup.00"),
+	PID_BAD("cgroup.01"),
+	PID_BAD("cgroup.007"),
+	PID_BAD("cgroup."),
+	PID_BAD("cgroup"),
+	PID_BAD("cgroup.."),
+	PID_BAD("cgroup..1"),
+	PID_BAD("cgroup.1."),
+	PID_BAD("cgroup.1.2"),
+	PID_BAD("cgroup.-1"),
+	PID_BAD("cgroup.+1"),
+	PID_BAD("cgroup. 1"),
+	PID_BAD("cgroup.1 "),
+	PID_BAD(" cgroup.1"),
+	PID_BAD("cgroup.0x1"),
+	PID_BAD("cgroup.1a"),
+	PID_BAD("cgroup.1e3"),
+	PID_BAD("cgroup.self"),
+	PID_BAD("cgroup.all"),
+	PID_BAD("cgroup.cgroup.1"),
+	PID_BAD("CGROUP.1"),
+	PID_BAD("Cgroup.1"),
+	PID_BAD("cgroups.1"),
+	PID_BAD("cgroup_1"),
+	PID_BAD("cgroup:1"),
+	PID_BAD("cgroup/1"),
+	PID_BAD(".1"),
+	PID_BAD("group.1"),
+	PID_BAD("cgroup.1\0"),
+	PID_BAD("cgroup.\0" "1"),
+	PID_BAD("cgroup\0.1"),
+	PID_BAD("cgroup.1\n"),
+	LONG_BAD(PCL_PID, tc_cg4k),
 
 	/* type */
 	TYPE_OK("simple", PERFCTRFS_SIMPLE),
@@ -993,7 +1042,9 @@ static bool perfctrfs_case_run(const struct perfctrfs_case *c, const char *in,
 		return !perfctrfs_event_differs(f, &got.event, c->want.event);
 	case PCL_PID:
 		return !perfctrfs_case_differs(f, "kind", -1, got.pid.kind, c->want.pid.kind) &&
-		       !perfctrfs_case_differs(f, "pid", -1, got.pid.pid, c->want.pid.pid);
+		       !perfctrfs_case_differs(f, "pid", -1, got.pid.pid, c->want.pid.pid) &&
+		       !perfctrfs_case_differs(f, "cgroup", -1, got.pid.cgroup,
+					       c->want.pid.cgroup);
 	case PCL_TYPE:
 		return !perfctrfs_case_differs(f, "type", -1, got.type, c->want.type);
 	case PCL_PERIOD:
