@@ -13,7 +13,13 @@
  * targets' pidfds, the irq leaders' ring buffers (POLLIN on each sample,
  * wakeup_events = 1, heard only while a reader waits or polls: see
  * file_service()), a signalfd and a coarse fallback tick.  The leaves of
- * one target share its pidfd (watch.c).
+ * one target share its pidfd (watch.c).  A cgroup target is one counter
+ * per CPU, as the system-wide one, opened with PERF_FLAG_PID_CGROUP on the
+ * directory the caller's opener opened.  perf says nothing when a cgroup
+ * it counts is removed, and kernfs wakes no poller of a file that goes
+ * (its cgroup.events wakes on "populated" changes only), so removal is
+ * seen as a CPU going offline is: at a read, a poll, and on the tick
+ * while a reader waits.
  *
  * Period N leaves count with sample_period set on the leader and wake us
  * by signal, not by ring buffer: perf refuses to mmap an inherited counter
@@ -118,6 +124,9 @@ struct pf_file {
 	bool cpu_gone;			/* ... and that CPU went offline */
 	bool dead;			/* the target exited */
 	pid_t nopidfd_pid;		/* target watched by the tick: no pidfd */
+	int cgdir;			/* cgroup target: its directory, at open */
+	int cgevents;			/* ... its cgroup.events, or -1 */
+	bool cg_gone;			/* ... and the cgroup was removed */
 	bool final_done;		/* the line after its death was given */
 	bool tick;			/* a time interval elapsed */
 	uint64_t last;			/* leader count at the previous line */
@@ -592,6 +601,26 @@ static bool file_check_cpu(struct pf_file *f)
 	return f->cpu_gone;
 }
 
+/*
+ * Was the cgroup of a cgroup leaf removed?  Its cgroup.events then fails
+ * a read with ENODEV (any failure counts: the file is ours, read-only).
+ * The leaf ends as at a target's exit, and a cgroup id is never reused.
+ */
+static bool file_check_cgroup(struct pf_file *f)
+{
+	char buf[256];
+
+	if (f->cgevents < 0 || f->cg_gone)
+		return f->cg_gone;
+	if (pread(f->cgevents, buf, sizeof(buf), 0) >= 0)
+		return false;
+	close(f->cgevents);
+	f->cgevents = -1;
+	f->cg_gone = true;
+	file_mark_dead(f);
+	return true;
+}
+
 /* pf_watch_fire(): the target of @owner, a pf_file, exited */
 static void file_target_gone(void *owner)
 {
@@ -697,8 +726,8 @@ static bool needs_tick(const struct pf_file *f)
 			return true;
 	if (!(f->waiters || f->ph) || f->dead)
 		return false;
-	/* only the tick sees a CPU go offline */
-	if (f->cpu >= 0)
+	/* only the tick sees a CPU go offline, or a cgroup removed */
+	if (f->cpu >= 0 || f->cgevents >= 0)
 		return true;
 	/* without a pidfd only the tick sees the target exit */
 	if (f->nopidfd_pid)
@@ -759,6 +788,7 @@ static void kick_all(void)
 			file_mark_dead(files[s]);
 		recheck_deferred(files[s]);
 		file_check_cpu(files[s]);
+		file_check_cgroup(files[s]);
 		file_kick(files[s]);
 		again |= needs_tick(files[s]);
 	}
@@ -1085,6 +1115,7 @@ void pf_file_read(fuse_req_t req, struct pf_file *f, size_t size, off_t off,
 	if (size > sizeof(buf))
 		size = sizeof(buf);
 	pthread_mutex_lock(&pf_lock);
+	file_check_cgroup(f);
 	if (!f->waiters && file_ready(f)) {
 		n = file_take(f, buf, size);
 		pthread_mutex_unlock(&pf_lock);
@@ -1136,8 +1167,10 @@ void pf_file_poll(fuse_req_t req, struct pf_file *f,
 
 	pthread_mutex_lock(&pf_lock);
 	file_check_cpu(f);
+	file_check_cgroup(f);
 	if (f->type != PERFCTRFS_IRQ && !f->period.value)
-		ev = POLLIN | POLLRDNORM | (f->cpu_gone ? POLLHUP : 0);
+		ev = POLLIN | POLLRDNORM |
+		     (f->cpu_gone || f->cg_gone ? POLLHUP : 0);
 	else
 		ev = poll_events(f);
 	if (ph) {
@@ -1246,6 +1279,10 @@ static void file_unhook(struct pf_file *f)
 	if (f->watch)
 		pf_watch_del(f->watch, f, epfd);
 	f->watch = NULL;
+	if (f->cgevents >= 0) {
+		close(f->cgevents);
+		f->cgevents = -1;
+	}
 	if (f->ph)
 		fuse_pollhandle_destroy(f->ph);
 	f->ph = NULL;
@@ -1272,6 +1309,8 @@ static void file_destroy(struct pf_file *f)
 	pf_share_give(f->uid, f->share);
 	free(f->sets);
 	free(f->q);
+	if (f->cgdir >= 0)
+		close(f->cgdir);
 	pthread_mutex_destroy(&f->line0_lock);
 	free(f);
 }
@@ -1347,12 +1386,15 @@ static int list_targets(const struct pf_target *t,
 	pid_t *tids = NULL;
 	int nr_cpus = 1, err = 0;
 
-	if (t->cpu->all && pid->kind == PERFCTRFS_PID_ALL) {
+	bool per_cpu = pid->kind == PERFCTRFS_PID_ALL ||
+		       pid->kind == PERFCTRFS_PID_CGROUP;
+
+	if (t->cpu->all && per_cpu) {
 		nr_cpus = pf_online_cpus(&cpus);
 		if (nr_cpus <= 0)
 			return nr_cpus < 0 ? nr_cpus : -ENODEV;
 	}
-	if (pid->kind == PERFCTRFS_PID_ALL) {
+	if (per_cpu) {
 		if (!t->cpu->all)
 			err = add_where(&w, &nr, -1, t->cpu->cpu);
 		for (i = 0; t->cpu->all && i < (unsigned int)nr_cpus && !err;
@@ -1481,7 +1523,8 @@ static int open_set(struct pf_file *f, struct pf_set *set,
 		attr[0].wakeup_events = 1;
 	}
 	/* a PMU that cannot sample (msr, uncore) still counts, by the tick */
-	err = pf_open_group(caller, attr, f->nr_members, w->pid, w->cpu,
+	err = pf_open_group(caller, attr, f->nr_members, w->pid, f->cgdir,
+			    w->cpu,
 			    f->type != PERFCTRFS_IRQ && attr[0].sample_period,
 			    set->fd, &no_signal);
 	if (err)
@@ -1580,6 +1623,8 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	if (t->type == PERFCTRFS_IRQ && !t->period.value)
 		return -ENOENT;
 	f = calloc(1, sizeof(*f));
+	if (f)
+		f->cgdir = f->cgevents = -1;
 	caller = malloc(sizeof(*caller));
 	target = malloc(sizeof(*target));
 	if (!f || !caller || !target) {
@@ -1589,7 +1634,8 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	f->spec = *t->ev;
 	f->type = t->type;
 	f->period = t->period;
-	f->cpu = t->pid.kind == PERFCTRFS_PID_ALL && !t->cpu->all ?
+	f->cpu = (t->pid.kind == PERFCTRFS_PID_ALL ||
+		  t->pid.kind == PERFCTRFS_PID_CGROUP) && !t->cpu->all ?
 		 (int)t->cpu->cpu : -1;
 	f->nr_members = t->ev->nr;
 	f->group = t->ev->nr > 1;
@@ -1624,6 +1670,13 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		is_process = !err && target->tgid == here;
 		if (!err && pf_target_refused(caller, target->tgid))
 			err = -EACCES;
+	} else if (!err && pid.kind == PERFCTRFS_PID_CGROUP) {
+		/* the opener opens the directory: perf's pid, and our watch */
+		char path[PATH_MAX];
+
+		err = pf_cgroup_available() ?
+		      pf_cgroup_find(caller, pid.cgroup, path, sizeof(path),
+				     &f->cgdir, &f->cgevents) : -ENOENT;
 	}
 	nr = err ? err : list_targets(t, &pid, is_process, &where);
 	if (nr < 0) {
@@ -1654,6 +1707,10 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	inherit = pid.kind == PERFCTRFS_PID_NUM &&
 		  !(f->type == PERFCTRFS_IRQ && t->cpu->all);
 	err = open_sets(f, caller, where, is_process, inherit);
+	if (f->cgdir >= 0) {
+		close(f->cgdir);	/* perf holds the cgroup now */
+		f->cgdir = -1;
+	}
 	if (err)
 		goto fail_early;
 
@@ -1680,6 +1737,8 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	err = file_slot(f);
 	if (err)
 		goto fail;
+	/* removed since it was found: the leaf is over already */
+	file_check_cgroup(f);
 	if (f->period.is_time && f->type != PERFCTRFS_IRQ) {
 		struct itimerspec its;
 
@@ -1737,6 +1796,10 @@ fail:
 
 fail_early:
 	if (f) {
+		if (f->cgdir >= 0)
+			close(f->cgdir);
+		if (f->cgevents >= 0)
+			close(f->cgevents);
 		pf_share_give(f->uid, f->share);
 		free(f->sets);
 		free(f->q);

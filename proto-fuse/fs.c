@@ -206,7 +206,10 @@ static double entry_ttl(const struct pf_node *n)
 	case PF_CPU:
 		return TTL_CPU;
 	case PF_PID:
-		return n->u.pid.kind == PERFCTRFS_PID_NUM ? TTL_PID : TTL_STABLE;
+		/* pids and cgroups vanish; a cgroup's reach is the caller's */
+		return n->u.pid.kind == PERFCTRFS_PID_NUM ||
+		       n->u.pid.kind == PERFCTRFS_PID_CGROUP ? TTL_PID :
+							       TTL_STABLE;
 	default:
 		return TTL_STABLE;
 	}
@@ -341,6 +344,13 @@ static int resolve(struct pf_node *parent, const char *name,
 	case PF_PID:
 		if (perfctrfs_parse_pid(name, len, &tmpl->u.pid))
 			return -ENOENT;
+		if (tmpl->u.pid.kind == PERFCTRFS_PID_CGROUP) {
+			char path[PATH_MAX];
+
+			/* below the caller's cgroup ns root, and its to open */
+			return pf_cgroup_visible(caller, tmpl->u.pid.cgroup,
+						 path, sizeof(path));
+		}
 		if (tmpl->u.pid.kind != PERFCTRFS_PID_NUM)
 			return 0;
 		/* a number is a task, or a thread, in the caller's pid ns */
@@ -613,6 +623,28 @@ static int dir_fill_pids(struct pf_node *n, struct pf_dir *d, pid_t tid)
 	return err;
 }
 
+/*
+ * The cgroups the thread @tid could open as directories, below its cgroup
+ * namespace root; listed without an entry, as numbered pids are.
+ */
+static int dir_fill_cgroups(struct pf_node *n, struct pf_dir *d, pid_t tid)
+{
+	char buf[sizeof(PERFCTRFS_CGROUP_PREFIX) + 20];
+	uint64_t *ids;
+	int nr, i, err = 0;
+
+	nr = pf_cgroup_list(tid, &ids);
+	if (nr < 0)
+		return nr;
+	for (i = 0; i < nr && !err; i++) {
+		snprintf(buf, sizeof(buf), PERFCTRFS_CGROUP_PREFIX "%llu",
+			 (unsigned long long)ids[i]);
+		err = dir_add(d, n, buf, false);
+	}
+	free(ids);
+	return err;
+}
+
 /* What readdir lists at each level: a subset of what lookup accepts. */
 static int dir_fill(struct pf_node *n, struct pf_dir *d, pid_t tid)
 {
@@ -644,7 +676,9 @@ static int dir_fill(struct pf_node *n, struct pf_dir *d, pid_t tid)
 		err = dir_add(d, n, "self", true);
 		if (!err)
 			err = dir_add(d, n, "all", true);
-		return err ? err : dir_fill_pids(n, d, tid);
+		if (!err)
+			err = dir_fill_pids(n, d, tid);
+		return err ? err : dir_fill_cgroups(n, d, tid);
 	case PF_PID:
 		for (i = 0; i < 3 && !err; i++)
 			err = dir_add(d, n, perfctrfs_type_names[i], true);
@@ -915,9 +949,12 @@ static void pf_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd,
 
 /* ---- extended attributes ---------------------------------------------- */
 
-/* The value of user.perfctr.<name> on @n into @buf; -ENODATA if none. */
+/*
+ * The value of user.perfctr.<name> on @n, for the thread @tid, into @buf;
+ * -ENODATA if none.
+ */
 static int xattr_value(struct pf_node *n, const char *name, char *buf,
-		       size_t size)
+		       size_t size, pid_t tid)
 {
 	const struct pf_candidate *c;
 	int len;
@@ -944,6 +981,15 @@ static int xattr_value(struct pf_node *n, const char *name, char *buf,
 		if (!c || !c->description)
 			return -ENODATA;
 		return snprintf(buf, size, "%s", c->description);
+	case PF_PID:
+		/* the path from the caller's own cgroup ns root */
+		if (strcmp(name, "cgroup") ||
+		    n->u.pid.kind != PERFCTRFS_PID_CGROUP)
+			return -ENODATA;
+		len = pf_cgroup_visible(tid, n->u.pid.cgroup, buf, size);
+		if (len == -ENAMETOOLONG)
+			return -E2BIG;
+		return len ? len : (int)strlen(buf);
 	default:
 		return -ENODATA;
 	}
@@ -959,7 +1005,7 @@ static void pf_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	n = req_node(req, ino, WANT_ANY);
 	if (!n)
 		return;
-	len = xattr_value(n, name, buf, sizeof(buf));
+	len = xattr_value(n, name, buf, sizeof(buf), fuse_req_ctx(req)->pid);
 	if (len < 0)
 		fuse_reply_err(req, -len);
 	else if (!size)
@@ -978,6 +1024,7 @@ static void pf_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		XATTR_PREFIX "description",
 		XATTR_PREFIX "scale",
 		XATTR_PREFIX "unit",
+		XATTR_PREFIX "cgroup",
 	};
 	char list[256], val[4096];
 	size_t total = 0;
@@ -989,7 +1036,8 @@ static void pf_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		return;
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		/* listed exactly when it can be read */
-		if (xattr_value(n, names[i], val, sizeof(val)) < 0)
+		if (xattr_value(n, names[i], val, sizeof(val),
+				fuse_req_ctx(req)->pid) < 0)
 			continue;
 		memcpy(list + total, names[i], strlen(names[i]) + 1);
 		total += strlen(names[i]) + 1;

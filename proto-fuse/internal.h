@@ -11,6 +11,7 @@
  *   opener.c   the processes that open counters with a caller's rights
  *   creds.c    which rights those are (pure rules, unit-tested)
  *   share.c    each user's share of the counters
+ *   cgroup.c   which cgroups a caller may name, and where they are
  *
  * One mutex (pf_lock) guards every open leaf and the node table: the
  * daemon is small, the machine has few cores, and one lock keeps the
@@ -23,6 +24,7 @@
 
 #include <errno.h>
 #include <fuse_lowlevel.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -156,8 +158,31 @@ pid_t pf_caller_pid(const struct pf_caller *c, pid_t pid);
 pid_t pf_pid_from_caller(const struct pf_caller *c, pid_t nr);
 int pf_pid_visible(pid_t tid, pid_t nr);
 int pf_open_group(const struct pf_caller *c, struct perf_event_attr *attr,
-		  unsigned int nr, pid_t pid, int cpu, bool fallback,
+		  unsigned int nr, pid_t pid, int cgfd, int cpu, bool fallback,
 		  int *fds, bool *no_signal);
+int pf_cgroup_find(const struct pf_caller *c, uint64_t id, char *path,
+		   size_t size, int *dirfd, int *eventsfd);
+int pf_cgroup_visible(pid_t tid, uint64_t id, char *path, size_t size);
+int pf_cgroup_list(pid_t tid, uint64_t **ids);
+
+/* cgroup.c */
+#define PF_CGROUP_MAX	8192	/* cgroups one caller may list */
+
+struct pf_cgwalk {
+	uint64_t want;			/* the id to find, or 0: list */
+	bool want_fds;			/* find: keep dirfd and eventsfd */
+	bool found;
+	unsigned int nr;		/* list: ids[0, nr) */
+	uint64_t ids[PF_CGROUP_MAX];
+	char path[PATH_MAX];		/* find: relative to the walk's root */
+	size_t len;
+	int dirfd, eventsfd;
+};
+
+void pf_cgroup_init(void);
+bool pf_cgroup_available(void);
+int pf_cgroup_root(pid_t tid, char *out, size_t size);
+int pf_cgroup_walk(const char *root, struct pf_cgwalk *w);
 
 /*
  * The daemon itself short of fds or memory: an answer about us, not about

@@ -272,6 +272,7 @@ int main(int argc, char *argv[])
 	}
 	raise_nofile();
 	set_max_counters(&cl);
+	pf_cgroup_init();
 	if (pf_catalog_init()) {
 		fprintf(stderr, "%s: cannot read the PMUs in sysfs\n", argv[0]);
 		goto out_args;

@@ -18,6 +18,11 @@
  *  - it reads requests ("open this group on pid P, cpu C") from a
  *    SOCK_SEQPACKET socket, makes the calls, and sends the fds back with
  *    SCM_RIGHTS; perf's errno goes back as it is;
+ *  - it walks the cgroup2 tree for cgroup targets (cgroup.c), so that
+ *    a caller finds, lists and opens only the cgroup directories it can
+ *    open itself; a cgroup counter is opened on the directory fd that
+ *    walk opened, sent back with the request, so perf judges the caller
+ *    on both the cgroup and the CPU-wide counter;
  *  - openers are kept per credential set (struct pf_creds) and reused;
  *    one idle for PF_OPENER_IDLE seconds is retired, and there are at
  *    most PF_OPENER_MAX;
@@ -71,22 +76,35 @@
 #define NS_GET_PARENT		_IO(0xb7, 0x2)
 #endif
 
-enum { OP_OPEN, OP_PIDFD };
+/*
+ * OP_OPEN: a group; OP_PIDFD: pid's pidfd; OP_CGFIND: the path of cgroup
+ * cgid under root (and with want_fds, its directory and cgroup.events);
+ * OP_CGLIST: the ids of the cgroups under root.
+ */
+enum { OP_OPEN, OP_PIDFD, OP_CGFIND, OP_CGLIST };
 
 struct pf_open_req {
-	uint32_t op;			/* OP_OPEN: a group; OP_PIDFD: pid's pidfd */
+	uint32_t op;
 	uint32_t nr;
 	int32_t pid;
 	int32_t cpu;
 	uint32_t fallback;		/* leader may drop sample_period */
+	uint32_t cgroup;		/* OP_OPEN: pid is the attached cgroup fd */
+	uint32_t want_fds;
+	uint64_t cgid;
 	struct perf_event_attr attr[PERFCTRFS_MAX_GROUP];
+	char root[PATH_MAX];
 };
 
 struct pf_open_rep {
 	int32_t err;			/* 0 or -errno */
 	uint32_t nr;			/* fds attached */
 	uint32_t no_signal;
+	uint32_t plen;			/* payload bytes after this header */
 };
+
+/* the largest payload: the ids of OP_CGLIST */
+#define PF_PAYLOAD_MAX	(PF_CGROUP_MAX * sizeof(uint64_t))
 
 struct pf_opener {
 	struct pf_opener *next;
@@ -129,15 +147,19 @@ static int open_group(struct pf_open_req *r, int *fds, uint32_t *no_signal)
 	long fd;
 
 	*no_signal = 0;
+	unsigned long flags = PERF_FLAG_FD_CLOEXEC;
+
+	if (r->cgroup)
+		flags |= PERF_FLAG_PID_CGROUP;
 	for (m = 0; m < r->nr; m++) {
 		fd = syscall(SYS_perf_event_open, &r->attr[m], r->pid, r->cpu,
-			     m ? fds[0] : -1, PERF_FLAG_FD_CLOEXEC);
+			     m ? fds[0] : -1, flags);
 		if (fd < 0 && !m && r->fallback && r->attr[0].sample_period &&
 		    (errno == EINVAL || errno == EOPNOTSUPP)) {
 			r->attr[0].sample_period = 0;
 			r->attr[0].wakeup_events = 0;
 			fd = syscall(SYS_perf_event_open, &r->attr[0], r->pid,
-				     r->cpu, -1, PERF_FLAG_FD_CLOEXEC);
+				     r->cpu, -1, flags);
 			*no_signal = fd >= 0;
 		}
 		if (fd < 0) {
@@ -175,11 +197,15 @@ static int pidfd_of(pid_t pid, int *fd)
 
 /* ---- the opener process ---------------------------------------------- */
 
-static void opener_send(int s, const struct pf_open_rep *rep, const int *fds)
+static void opener_send(int s, const struct pf_open_rep *rep, const int *fds,
+			const void *payload)
 {
 	char cbuf[CMSG_SPACE(sizeof(int) * PERFCTRFS_MAX_GROUP)];
-	struct iovec iov = { .iov_base = (void *)rep, .iov_len = sizeof(*rep) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct iovec iov[2] = {
+		{ .iov_base = (void *)rep, .iov_len = sizeof(*rep) },
+		{ .iov_base = (void *)payload, .iov_len = rep->plen },
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = rep->plen ? 2 : 1 };
 	struct cmsghdr *cm;
 
 	if (rep->nr) {
@@ -261,6 +287,77 @@ static int become(const struct pf_creds *c)
 	return 0;
 }
 
+/*
+ * One request, and the fd that came with it (or -1); the fd is dropped,
+ * and the request refused, unless it is one cgroup fd for an OP_OPEN.
+ */
+static ssize_t opener_read(int s, struct pf_open_req *req, int *cgfd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * 4)];
+	struct iovec iov = { .iov_base = req, .iov_len = sizeof(*req) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	unsigned int got = 0, i;
+	int *fds = NULL;
+	ssize_t n;
+
+	*cgfd = -1;
+	n = syscall(SYS_recvmsg, s, &mh, MSG_CMSG_CLOEXEC);
+	if (n <= 0)
+		return n;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_RIGHTS) {
+			got = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			fds = (int *)CMSG_DATA(cm);
+		}
+	if (n == sizeof(*req) && req->op == OP_OPEN && req->cgroup &&
+	    got == 1) {
+		*cgfd = fds[0];
+		return n;
+	}
+	for (i = 0; i < got; i++)
+		syscall(SYS_close, fds[i]);
+	if (got || (mh.msg_flags & MSG_CTRUNC) ||
+	    (n == sizeof(*req) && req->op == OP_OPEN && req->cgroup))
+		req->op = ~0U;		/* refused below as EINVAL */
+	return n;
+}
+
+/* OP_CGFIND and OP_CGLIST, with the caller's rights */
+static void opener_cgroup(int s, struct pf_open_req *req)
+{
+	static struct pf_cgwalk w;	/* the opener is one thread */
+	struct pf_open_rep rep = { 0 };
+	int fds[2];
+	const void *payload = NULL;
+
+	req->root[sizeof(req->root) - 1] = 0;
+	w.want = req->op == OP_CGFIND ? req->cgid : 0;
+	w.want_fds = req->want_fds;
+	if (req->op == OP_CGFIND && !req->cgid)
+		rep.err = -ENOENT;
+	else
+		rep.err = pf_cgroup_walk(req->root, &w);
+	if (!rep.err && req->op == OP_CGLIST) {
+		rep.plen = w.nr * sizeof(w.ids[0]);
+		payload = w.ids;
+	} else if (!rep.err) {
+		rep.plen = w.len ? w.len + 1 : 2;
+		payload = w.path;
+		if (w.dirfd >= 0)
+			fds[rep.nr++] = w.dirfd;
+		if (w.eventsfd >= 0)
+			fds[rep.nr++] = w.eventsfd;
+	}
+	opener_send(s, &rep, fds, payload);
+	while (rep.nr)
+		syscall(SYS_close, fds[--rep.nr]);
+}
+
 /* The opener's life, in the caller's pid namespace; never returns. */
 static void __attribute__((noreturn)) opener_main(int s,
 						  const struct pf_creds *c)
@@ -268,7 +365,7 @@ static void __attribute__((noreturn)) opener_main(int s,
 	struct pf_open_rep rep = { 0 };
 	struct pf_open_req req;
 	sigset_t none;
-	int fds[PERFCTRFS_MAX_GROUP], sig;
+	int fds[PERFCTRFS_MAX_GROUP], sig, cgfd;
 	unsigned int i;
 	ssize_t n;
 
@@ -282,17 +379,22 @@ static void __attribute__((noreturn)) opener_main(int s,
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	rep.err = become(c);
-	opener_send(s, &rep, NULL);
+	opener_send(s, &rep, NULL, NULL);
 	if (rep.err)
 		_exit(1);
 	for (;;) {
-		n = syscall(SYS_recvfrom, s, &req, sizeof(req), 0, NULL, NULL);
+		n = opener_read(s, &req, &cgfd);
 		if (n == 0 || (n < 0 && errno != EINTR))
 			_exit(0);	/* the daemon is gone or retired us */
 		if (n < 0)
 			continue;
 		rep.nr = 0;
 		rep.no_signal = 0;
+		if (n == sizeof(req) &&
+		    (req.op == OP_CGFIND || req.op == OP_CGLIST)) {
+			opener_cgroup(s, &req);
+			continue;
+		}
 		if (n == sizeof(req) && req.op == OP_PIDFD) {
 			rep.err = pidfd_of(req.pid, fds);
 			req.nr = 1;
@@ -300,11 +402,15 @@ static void __attribute__((noreturn)) opener_main(int s,
 			   req.nr > PERFCTRFS_MAX_GROUP) {
 			rep.err = -EINVAL;
 		} else {
+			if (cgfd >= 0)
+				req.pid = cgfd;
 			rep.err = open_group(&req, fds, &rep.no_signal);
 		}
+		if (cgfd >= 0)
+			syscall(SYS_close, cgfd);
 		if (!rep.err)
 			rep.nr = req.nr;
-		opener_send(s, &rep, fds);
+		opener_send(s, &rep, fds, NULL);
 		for (i = 0; i < rep.nr; i++)
 			syscall(SYS_close, fds[i]);
 	}
@@ -341,13 +447,20 @@ static int read_file(const char *path, char *buf, size_t size)
 }
 
 
-/* Wait for one reply, its fds into @fds; -ETIMEDOUT, -EPIPE or -EIO. */
-static int opener_recv(int s, struct pf_open_rep *rep, int *fds)
+/*
+ * Wait for one reply, its fds into @fds and up to @psize bytes of payload
+ * into @payload; -ETIMEDOUT, -EPIPE or -EIO.
+ */
+static int opener_recv(int s, struct pf_open_rep *rep, int *fds,
+		       void *payload, size_t psize)
 {
 	char cbuf[CMSG_SPACE(sizeof(int) * PERFCTRFS_MAX_GROUP)];
-	struct iovec iov = { .iov_base = rep, .iov_len = sizeof(*rep) };
+	struct iovec iov[2] = {
+		{ .iov_base = rep, .iov_len = sizeof(*rep) },
+		{ .iov_base = payload, .iov_len = psize },
+	};
 	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_iov = iov, .msg_iovlen = payload ? 2 : 1,
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
 	};
 	struct pollfd p = { .fd = s, .events = POLLIN };
@@ -378,14 +491,15 @@ static int opener_recv(int s, struct pf_open_rep *rep, int *fds)
 			}
 			memcpy(fds, CMSG_DATA(cm), got * sizeof(int));
 		}
-	if (n == sizeof(*rep) && (mh.msg_flags & MSG_CTRUNC)) {
+	if (n >= (ssize_t)sizeof(*rep) && (mh.msg_flags & MSG_CTRUNC)) {
 		/* the reply came, its fds found no room here: we are full */
 		for (i = 0; i < got; i++)
 			close(fds[i]);
 		return -EMFILE;
 	}
-	if (n != sizeof(*rep) || got != rep->nr || rep->nr > PERFCTRFS_MAX_GROUP ||
-	    (rep->err && rep->nr)) {
+	if (n < (ssize_t)sizeof(*rep) || n != (ssize_t)(sizeof(*rep) + rep->plen) ||
+	    (mh.msg_flags & MSG_TRUNC) || got != rep->nr ||
+	    rep->nr > PERFCTRFS_MAX_GROUP || (rep->err && rep->nr)) {
 		for (i = 0; i < got; i++)
 			close(fds[i]);
 		return -EIO;
@@ -468,7 +582,7 @@ static int opener_spawn(const struct pf_creds *c, int nsfd,
 	o->sock = sv[0];
 	pthread_mutex_init(&o->lock, NULL);
 	/* its first word says whether it became the caller */
-	err = opener_recv(o->sock, &rep, NULL);
+	err = opener_recv(o->sock, &rep, NULL, NULL, 0);
 	if (!err && rep.err)
 		err = rep.err;
 	if (err) {
@@ -600,12 +714,35 @@ static void opener_put(struct pf_opener *o, bool dead)
 	pthread_mutex_unlock(&pool_lock);
 }
 
+/* Send @req, with @fd attached when it is not -1. */
+static int opener_ask(int s, struct pf_open_req *req, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = req, .iov_len = sizeof(*req) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (fd >= 0) {
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	return sendmsg(s, &mh, MSG_NOSIGNAL) == sizeof(*req) ? 0 : -EPIPE;
+}
+
 /*
- * One request to @c's opener, its reply into @rep and @fds: 0, or the
- * daemon's own -errno when the opener could not answer.
+ * One request to @c's opener (with @fd attached, unless -1), its reply
+ * into @rep, @fds and @payload: 0, or the daemon's own -errno when the
+ * opener could not answer.
  */
 static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
-		       struct pf_open_rep *rep, int *fds)
+		       int fd, struct pf_open_rep *rep, int *fds,
+		       void *payload, size_t psize)
 {
 	struct pf_opener *o;
 	int err, tries;
@@ -616,11 +753,9 @@ static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
 		if (err)
 			return err;
 		pthread_mutex_lock(&o->lock);
-		if (send(o->sock, req, sizeof(*req), MSG_NOSIGNAL) !=
-		    sizeof(*req))
-			err = -EPIPE;
-		else
-			err = opener_recv(o->sock, rep, fds);
+		err = opener_ask(o->sock, req, fd);
+		if (!err)
+			err = opener_recv(o->sock, rep, fds, payload, psize);
 		pthread_mutex_unlock(&o->lock);
 		/* a dead opener leaves the pool: the retry makes a new one */
 		opener_put(o, err && err != -EMFILE);
@@ -639,7 +774,7 @@ static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
  * caller's pid namespace.  0 and the fds in @fds, or perf's -errno.
  */
 int pf_open_group(const struct pf_caller *c, struct perf_event_attr *attr,
-		  unsigned int nr, pid_t pid, int cpu, bool fallback,
+		  unsigned int nr, pid_t pid, int cgfd, int cpu, bool fallback,
 		  int *fds, bool *no_signal)
 {
 	struct pf_open_req req;
@@ -653,16 +788,19 @@ int pf_open_group(const struct pf_caller *c, struct perf_event_attr *attr,
 	req.pid = pid;
 	req.cpu = cpu;
 	req.fallback = fallback;
+	req.cgroup = cgfd >= 0;
 	memcpy(req.attr, attr, nr * sizeof(*attr));
 	if (!separated) {
 		/* only the daemon's own user reaches us (main.c) */
 		if (!pf_creds_privileged_as(&c->creds, &own))
 			return -EACCES;
+		if (cgfd >= 0)
+			req.pid = cgfd;
 		err = open_group(&req, fds, &nosig);
 		*no_signal = nosig;
 		return err;
 	}
-	err = opener_call(c, &req, &rep, fds);
+	err = opener_call(c, &req, cgfd, &rep, fds, NULL, 0);
 	if (err)
 		return err;
 	*no_signal = rep.no_signal;
@@ -691,7 +829,7 @@ pid_t pf_pid_from_caller(const struct pf_caller *c, pid_t nr)
 	memset(&req, 0, sizeof(req));
 	req.op = OP_PIDFD;
 	req.pid = nr;
-	err = opener_call(c, &req, &rep, &fd);
+	err = opener_call(c, &req, -1, &rep, &fd, NULL, 0);
 	if (!err)
 		err = rep.err;
 	if (err)
@@ -706,6 +844,165 @@ pid_t pf_pid_from_caller(const struct pf_caller *c, pid_t nr)
 		return -ESRCH;
 	pid = strtol(p + 5, NULL, 10);
 	return pid > 0 ? pid : -ESRCH;	/* -1: it has exited */
+}
+
+/*
+ * A cgroup walk for @c (cgroup.c): in its opener, or here when we serve
+ * only our own user.  @w->want and @w->want_fds say what to do; on
+ * success @w holds the answer (its fds are ours to close).
+ */
+static int cgroup_call(const struct pf_caller *c, struct pf_cgwalk *w)
+{
+	struct pf_open_req *req;
+	struct pf_open_rep rep;
+	int fds[PERFCTRFS_MAX_GROUP], err;
+	void *payload;
+	size_t psize;
+
+	if (!separated) {
+		if (!pf_creds_privileged_as(&c->creds, &own))
+			return -ENOENT;
+		req = malloc(sizeof(*req));
+		if (!req)
+			return -ENOMEM;
+		err = pf_cgroup_root(c->tid, req->root, sizeof(req->root));
+		if (!err)
+			err = pf_cgroup_walk(req->root, w);
+		free(req);
+		return err;
+	}
+	req = calloc(1, sizeof(*req));
+	if (!req)
+		return -ENOMEM;
+	req->op = w->want ? OP_CGFIND : OP_CGLIST;
+	req->cgid = w->want;
+	req->want_fds = w->want_fds;
+	err = pf_cgroup_root(c->tid, req->root, sizeof(req->root));
+	if (err) {
+		free(req);
+		return err;
+	}
+	payload = w->want ? (void *)w->path : (void *)w->ids;
+	psize = w->want ? sizeof(w->path) - 1 : PF_PAYLOAD_MAX;
+	w->dirfd = w->eventsfd = -1;
+	w->nr = 0;
+	err = opener_call(c, req, -1, &rep, fds, payload, psize);
+	free(req);
+	if (!err)
+		err = rep.err;
+	if (err)
+		return err;
+	if (w->want) {
+		w->path[rep.plen < sizeof(w->path) ? rep.plen : 0] = 0;
+		w->len = strlen(w->path);
+		w->found = true;
+		if (rep.nr > 0)
+			w->dirfd = fds[0];
+		if (rep.nr > 1)
+			w->eventsfd = fds[1];
+		if (w->want_fds && w->dirfd < 0)
+			return -EIO;
+	} else {
+		w->nr = rep.plen / sizeof(w->ids[0]);
+	}
+	return 0;
+}
+
+/**
+ * pf_cgroup_find() - find cgroup @id for @c
+ * @c: the caller
+ * @id: the cgroup's id
+ * @path: receives its path from the caller's cgroup namespace root
+ * @size: size of @path
+ * @dirfd: if not NULL, receives its directory, opened by the caller's
+ *	opener (what perf is given, as PERF_FLAG_PID_CGROUP's pid)
+ * @eventsfd: with @dirfd, its cgroup.events, or -1 where it has none
+ *
+ * Return: 0, or -ENOENT when the caller cannot reach such a cgroup.
+ */
+int pf_cgroup_find(const struct pf_caller *c, uint64_t id, char *path,
+		   size_t size, int *dirfd, int *eventsfd)
+{
+	struct pf_cgwalk *w = malloc(sizeof(*w));
+	int err;
+
+	if (!w)
+		return -ENOMEM;
+	w->want = id;
+	w->want_fds = dirfd != NULL;
+	err = cgroup_call(c, w);
+	if (!err && (size_t)snprintf(path, size, "%s", w->path) >= size)
+		err = -ENAMETOOLONG;
+	if (!err && dirfd) {
+		*dirfd = w->dirfd;
+		*eventsfd = w->eventsfd;
+	} else if (!err) {
+		if (w->dirfd >= 0)
+			close(w->dirfd);
+		if (w->eventsfd >= 0)
+			close(w->eventsfd);
+	}
+	free(w);
+	return err;
+}
+
+/*
+ * Does the thread @tid reach cgroup @id?  0 and its path into @path, or
+ * -ENOENT.  No file of it stays open.
+ */
+int pf_cgroup_visible(pid_t tid, uint64_t id, char *path, size_t size)
+{
+	struct pf_caller *c;
+	int err;
+
+	if (tid <= 0 || !pf_cgroup_available())
+		return -ENOENT;
+	c = malloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	err = pf_caller_get(tid, c);
+	if (!err)
+		err = pf_cgroup_find(c, id, path, size, NULL, NULL);
+	free(c);
+	return err == -EACCES ? -ENOENT : err;
+}
+
+/*
+ * The ids of the cgroups the thread @tid could open, into a malloc()ed
+ * *@ids: their number, or -errno.
+ */
+int pf_cgroup_list(pid_t tid, uint64_t **ids)
+{
+	struct pf_cgwalk *w;
+	struct pf_caller *c;
+	int err;
+
+	*ids = NULL;
+	if (tid <= 0 || !pf_cgroup_available())
+		return 0;
+	c = malloc(sizeof(*c));
+	w = malloc(sizeof(*w));
+	err = c && w ? 0 : -ENOMEM;
+	if (!err)
+		err = pf_caller_get(tid, c);
+	if (!err) {
+		w->want = 0;
+		w->want_fds = false;
+		err = cgroup_call(c, w);
+	}
+	if (!err && w->nr) {
+		*ids = malloc(w->nr * sizeof(**ids));
+		if (*ids)
+			memcpy(*ids, w->ids, w->nr * sizeof(**ids));
+		else
+			err = -ENOMEM;
+	}
+	if (!err)
+		err = w->nr;
+	free(c);
+	free(w);
+	/* a caller gone, or one we cannot name, lists no cgroup */
+	return err == -ENOENT || err == -EACCES ? 0 : err;
 }
 
 /* ---- callers -------------------------------------------------------- */

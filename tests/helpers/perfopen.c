@@ -4,7 +4,7 @@
  * describes, as the calling user, and print what perf answered: the
  * suite compares perfctrfs's errno with perf's for the same caller.
  *
- *	perfopen [-p PID] [-C CPU] [-s MS] EV[+EV...]
+ *	perfopen [-p PID | -G DIR] [-C CPU] [-s MS] EV[+EV...]
  *
  *	EV	TYPE:CONFIG[:MODS], MODS from u k h I as in perfctrfs names
  *		(1:0x1 is task_clock, 1:0x1:u the same in user mode only);
@@ -12,6 +12,10 @@
  *		words (what <pmu>.config1=,config2= set: kprobe_addr...)
  *		'+' opens a group led by the first
  *	-p	target pid (default 0, the caller; -1 every task)
+ *	-G	count the tasks of the cgroup v2 directory DIR instead, as
+ *		perf stat -G does: DIR is opened, its fd passed as the pid
+ *		with PERF_FLAG_PID_CGROUP (needs -C); failing to open DIR
+ *		prints "opendir <ERRNO>"
  *	-C	cpu (default -1, any)
  *	-s	after opening, burn MS ms of CPU before reading
  *
@@ -19,6 +23,7 @@
  * first failing perf_event_open, and exits 0 either way; 2 on bad usage.
  */
 #include "common.h"
+#include <fcntl.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,11 +96,13 @@ int main(int argc, char **argv)
 	uint64_t vals[MAX_EV + 1];
 	long pid = 0, cpu = -1, ms = 0;
 	int fd[MAX_EV], nr = 0, opt, i;
-	char *s, *next;
+	unsigned long flags = 0;
+	char *s, *next, *cgroup = NULL;
 
-	while ((opt = getopt(argc, argv, "p:C:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:G:C:s:")) != -1) {
 		switch (opt) {
 		case 'p': pid = strtol(optarg, NULL, 10); break;
+		case 'G': cgroup = optarg; break;
 		case 'C': cpu = strtol(optarg, NULL, 10); break;
 		case 's': ms = strtol(optarg, NULL, 10); break;
 		default: goto usage;
@@ -113,9 +120,17 @@ int main(int argc, char **argv)
 		if (!next)
 			break;
 	}
+	if (cgroup) {
+		pid = open(cgroup, O_RDONLY | O_DIRECTORY);
+		if (pid < 0) {
+			printf("opendir %s\n", errname(errno));
+			return 0;
+		}
+		flags = PERF_FLAG_PID_CGROUP;
+	}
 	for (i = 0; i < nr; i++) {
 		fd[i] = syscall(SYS_perf_event_open, &attr[i], pid, cpu,
-				i ? fd[0] : -1, 0);
+				i ? fd[0] : -1, flags);
 		if (fd[i] < 0) {
 			printf("%s\n", errname(errno));
 			return 0;
@@ -133,6 +148,6 @@ int main(int argc, char **argv)
 	printf("\n");
 	return 0;
 usage:
-	fprintf(stderr, "usage: perfopen [-p PID] [-C CPU] [-s MS] TYPE:CONFIG[:MODS][+...]\n");
+	fprintf(stderr, "usage: perfopen [-p PID | -G DIR] [-C CPU] [-s MS] TYPE:CONFIG[:MODS][+...]\n");
 	return 2;
 }

@@ -1,0 +1,390 @@
+#!/usr/bin/env bats
+#
+# cgroup targets: cgroup.<id> at the pid level counts the tasks of a
+# cgroup v2 directory (and its descendants), as perf's
+# PERF_FLAG_PID_CGROUP does; <id> is the directory's inode number.
+#
+# What is checked: the grammar at the mount (malformed names are ENOENT);
+# lookup, readdir and user.perfctr.cgroup for the cgroups the caller can
+# open, and nothing of the others (a directory it cannot open, a cgroup
+# outside its cgroup namespace, an inode of cgroupfs that is not a
+# directory); counts (a spinner's cgroup rises and its sibling's stays 0,
+# a parent sums its children, perf stat -a -G agrees); removal ends
+# streams (last line, EOF, POLLHUP); and perf's own permission rule, by
+# comparing with what perf_event_open answers the same user.
+#
+# Needs a cgroup2 mount and a kernel with CONFIG_CGROUP_PERF, or every
+# test that counts skips saying which is missing.  Creating cgroups needs
+# root: the user run checks what a user sees of the cgroups that exist.
+
+load helpers
+
+setup_file() {
+	leak_baseline
+}
+
+setup() {
+	perfctr_setup
+	T=$BATS_TEST_TMPDIR
+	B= U1=
+}
+
+teardown() {
+	restore_paranoid
+	kill_bg_jobs
+	[ -z "$B" ] || cg_remove "$B"
+}
+
+# ---- helpers of this file ----------------------------------------------
+
+# The cgroup2 mount point, from mountinfo (the first cgroup2 mount).
+cg_mount() { awk '/ - cgroup2 / { print $5; exit }' /proc/self/mountinfo; }
+
+# Skip unless this machine has cgroup v2 with perf's cgroup support; sets CG.
+require_cgroup() {
+	CG=$(cg_mount)
+	[ -n "$CG" ] || skip "no cgroup2 mount on this machine"
+	grep -qw '^perf_event' /proc/cgroups 2>/dev/null ||
+		skip "kernel without CONFIG_CGROUP_PERF (no perf_event in /proc/cgroups)"
+}
+
+# As require_cgroup, and root with a fresh cgroup of this test's in $B.
+require_cgroup_root() {
+	require_cgroup
+	require_root
+	B=$CG/perfctrfs-bats.$$.$BATS_TEST_NUMBER
+	mkdir "$B" || { B=; skip "cannot create a cgroup under $CG"; }
+}
+
+cg_id() { stat -c %i "$1"; }
+
+# Remove cgroup DIR and everything below it, once their tasks are gone.
+cg_remove() {
+	local d p
+	for d in $(find "$1" -depth -type d 2>/dev/null); do
+		for p in $(cat "$d/cgroup.procs" 2>/dev/null); do
+			kill -KILL "$p" 2>/dev/null
+		done
+		wait_until "rmdir '$d' 2>/dev/null || [ ! -d '$d' ]" 100 ||
+			echo "# cannot remove cgroup $d" >&2
+	done
+}
+
+# start_in DIR SPIN-ARGS...: run spin in cgroup DIR in the background
+# (it joins the cgroup before it execs); its pid in $spid.
+start_in() {
+	local d=$1
+	shift
+	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$d" \
+		"$H/spin" "$@" 3>&- &
+	spid=$!
+}
+
+# Users for the permission tests, or a skip.
+require_users() {
+	set -- $PERFCTR_USERS
+	U1=$1
+	ensure_user "$U1" || skip "cannot create user $U1"
+	as_user "$U1" "$H/fsop" stat "$H/leafio" >/dev/null ||
+		skip "helpers in $H are not reachable by $U1"
+}
+
+# What opening LEAF gives USER: "ok" or the errno name.
+open_as() {
+	local out
+	out=$(as_user "$1" "$H/leafio" "$2" read 2>&1) || true
+	if is_count "$out"; then echo ok; else echo "${out#open }"; fi
+}
+
+# What perf_event_open gives USER for perfopen's ARGS: "ok" or the errno.
+perf_as() {
+	local u=$1 out
+	shift
+	out=$(as_user "$u" "$H/perfopen" "$@" 2>&1) || true
+	out=${out#opendir }
+	echo "${out%% *}"
+}
+
+# ---- names ---------------------------------------------------------------
+
+@test "cgroup names that do not parse are ENOENT at the mount" {
+	local n
+	for n in cgroup. cgroup cgroup.0 cgroup.00 cgroup.01 cgroup.-1 \
+		cgroup.+1 cgroup.0x1 cgroup.1x cgroup..1 cgroup.1. cgroup.self \
+		CGROUP.1 Cgroup.1 cgroups.1 cgroup_1 cgroup:1 \
+		cgroup.18446744073709551616 cgroup.99999999999999999999; do
+		assert_eq "$(lookup "$M/all/cpu_clock/$n")" ENOENT "lookup of $n"
+	done
+}
+
+@test "a cgroup id that names no cgroup directory is ENOENT" {
+	require_cgroup
+	# the largest id that parses, and the inode of a cgroupfs file
+	assert_eq "$(lookup "$M/all/cpu_clock/cgroup.18446744073709551615")" ENOENT "an id no cgroup has"
+	assert_eq "$(lookup "$M/all/cpu_clock/cgroup.$(cg_id "$CG/cgroup.procs")")" ENOENT \
+		"the inode of cgroup.procs, a file"
+}
+
+@test "the cgroup2 root is listed, looks up, and its path is /" {
+	require_cgroup
+	local id
+	id=$(cg_id "$CG")
+	names_of "$M/all/cpu_clock" | grep -qxF "cgroup.$id" ||
+		die "cgroup.$id (the cgroup2 root) not listed"
+	assert_eq "$(lookup "$M/0/cpu_clock/cgroup.$id")" dir "lookup"
+	assert_eq "$("$H/xattr" "$M/all/cpu_clock/cgroup.$id" user.perfctr.cgroup)" / \
+		"user.perfctr.cgroup"
+	assert_eq "$(lookup "$M/all/cpu_clock/cgroup.$id/times/1s")" file "a leaf below it"
+}
+
+@test "every listed cgroup looks up and names a cgroup2 directory with that id" {
+	require_cgroup
+	local n id p
+	for n in $(names_of "$M/all/cpu_clock" | grep '^cgroup\.'); do
+		id=${n#cgroup.}
+		p=$("$H/xattr" "$M/all/cpu_clock/$n" user.perfctr.cgroup) ||
+			{ [ ! -e "$M/all/cpu_clock/$n" ] && continue; die "no path for $n"; }
+		# removed meanwhile is fine; else the path must be that cgroup
+		[ -d "$CG$p" ] || continue
+		assert_eq "$(cg_id "$CG$p")" "$id" "inode of $CG$p"
+	done
+}
+
+@test "opening a cgroup counter gives exactly what perf_event_open gives this caller" {
+	require_cgroup
+	local id ours theirs
+	id=$(cg_id "$CG")
+	ours=$("$H/leafio" "$(leaf 0 cpu_clock "cgroup.$id" simple 0)" read 2>&1) || true
+	theirs=$("$H/perfopen" -G "$CG" -C 0 1:0 2>&1)
+	if [[ $theirs == ok* ]]; then
+		is_count "$ours" || die "perf counts, perfctrfs says '$ours'"
+	else
+		assert_eq "${ours#open }" "$theirs" "errno"
+	fi
+}
+
+# ---- counts --------------------------------------------------------------
+
+@test "two sibling cgroups: the spinner's counts its CPU time, the other's 0" {
+	require_cgroup_root
+	require_event cpu_clock
+	local a b va vb
+	mkdir "$B/a" "$B/b"
+	a=$(cg_id "$B/a") b=$(cg_id "$B/b")
+	exec 5< "$(leaf all cpu_clock "cgroup.$a" simple 0)"
+	exec 6< "$(leaf all cpu_clock "cgroup.$b" simple 0)"
+	start_in "$B/a" -c 0.3
+	wait "$spid"
+	read -r va <&5
+	read -r vb <&6
+	exec 5<&- 6<&-
+	assert_ge "$va" 250000000 "cpu_clock of the spinner's cgroup (0.3 s of CPU)"
+	assert_eq "$vb" 0 "cpu_clock of its empty sibling"
+}
+
+@test "a cgroup on one CPU counts only what runs there" {
+	require_cgroup_root
+	require_cmd taskset
+	[ "$(online_cpus | wc -l)" -ge 2 ] || skip "needs two online CPUs"
+	local id c0 c1 v0 v1
+	set -- $(online_cpus)
+	c0=$1 c1=$2
+	mkdir "$B/pin"
+	id=$(cg_id "$B/pin")
+	exec 5< "$(leaf "$c0" cpu_clock "cgroup.$id" simple 0)"
+	exec 6< "$(leaf "$c1" cpu_clock "cgroup.$id" simple 0)"
+	# pinned before it joins the cgroup, so nothing of it runs elsewhere
+	taskset -c "$c0" sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" -c 0.2' \
+		sh "$B/pin" "$H/spin" 3>&- &
+	wait $!
+	read -r v0 <&5
+	read -r v1 <&6
+	exec 5<&- 6<&-
+	assert_ge "$v0" 150000000 "cpu_clock of the cgroup on CPU $c0, where it spun"
+	assert_eq "$v1" 0 "cpu_clock of the cgroup on CPU $c1"
+}
+
+@test "a parent cgroup counts its children: its count is their sum, as perf's" {
+	require_cgroup_root
+	require_event cpu_clock
+	local p c1 c2 vp v1 v2 s1 sum diff
+	mkdir -p "$B/p/c1" "$B/p/c2"
+	p=$(cg_id "$B/p") c1=$(cg_id "$B/p/c1") c2=$(cg_id "$B/p/c2")
+	exec 5< "$(leaf all cpu_clock "cgroup.$p" simple 0)"
+	exec 6< "$(leaf all cpu_clock "cgroup.$c1" simple 0)"
+	exec 7< "$(leaf all cpu_clock "cgroup.$c2" simple 0)"
+	start_in "$B/p/c1" -c 0.3
+	s1=$spid
+	start_in "$B/p/c2" -c 0.2
+	wait "$s1" "$spid"
+	read -r vp <&5
+	read -r v1 <&6
+	read -r v2 <&7
+	exec 5<&- 6<&- 7<&-
+	assert_ge "$v1" 250000000 "child 1 (0.3 s of CPU)"
+	assert_ge "$v2" 150000000 "child 2 (0.2 s of CPU)"
+	# the same switches start and stop every counter: 2% and 5 ms apart
+	sum=$((v1 + v2))
+	diff=$((vp > sum ? vp - sum : sum - vp))
+	assert_le "$diff" $((sum / 50 + 5000000)) "parent $vp against children $v1 + $v2"
+}
+
+@test "a group on a cgroup target reads its members and times together" {
+	require_cgroup_root
+	require_event cpu_clock
+	require_event task_clock
+	local id out
+	mkdir "$B/g"
+	id=$(cg_id "$B/g")
+	exec 5< "$(leaf all cpu_clock+task_clock "cgroup.$id" times 0)"
+	start_in "$B/g" -c 0.2
+	wait "$spid"
+	read -r out <&5
+	exec 5<&-
+	assert_match "$out" '^[1-9][0-9]* [1-9][0-9]* [1-9][0-9]* [1-9][0-9]*$' "group line"
+	set -- $out
+	assert_ge "$1" 150000000 "cpu_clock member"
+	assert_ge "$2" 150000000 "task_clock member"
+}
+
+@test "perfctrfs agrees with perf stat -a -G on the same cgroup (within 10% + 50 ms)" {
+	require_cgroup_root
+	require_cmd perf
+	require_event cpu_clock
+	local id rel out ours perf_ns
+	mkdir "$B/cmp"
+	id=$(cg_id "$B/cmp")
+	rel=${B#"$CG"/}/cmp
+	start_in "$B/cmp" $((30 * SLOW))
+	# our counter is opened and read inside perf's window: perf's count
+	# is ours plus what the spinner ran before and after, never less
+	out=$(perf stat -a -x, -e cpu-clock -G "$rel" -- \
+		"$H/leafio" "$(leaf all cpu_clock "cgroup.$id" simple 0)" sleep=2000 pread=0 \
+		2> "$T/perf.csv") || die "perf stat failed: $(cat "$T/perf.csv")"
+	ours=$out
+	perf_ns=$(awk -F, '$3 == "cpu-clock" && $1 ~ /^[0-9.]+$/ { printf "%d", $1 * 1000000 }' "$T/perf.csv")
+	echo "# perfctrfs $ours ns, perf stat -a -G $perf_ns ns" >&3
+	is_count "$ours" || die "perfctrfs read '$ours'"
+	is_count "$perf_ns" || die "perf stat printed no count: $(cat "$T/perf.csv")"
+	assert_ge "$ours" 100000000 "the spinner's cgroup over 2 s"
+	assert_ge "$perf_ns" "$((ours * 99 / 100))" "perf stat's count, whose window holds ours"
+	assert_le "$perf_ns" "$((ours * 110 / 100 + 50000000))" "perf stat's count"
+}
+
+# ---- lifetime --------------------------------------------------------------
+
+@test "removing a cgroup ends its streams: the last line, EOF, POLLHUP, and ENOENT" {
+	require_cgroup_root
+	local id
+	mkdir "$B/gone"
+	id=$(cg_id "$B/gone")
+	run timeout $((30 * SLOW)) "$H/leafio" "$(leaf all cpu_clock "cgroup.$id" simple 100ms)" \
+		read sh="rmdir '$B/gone'" readall poll=1000
+	[ "$status" -eq 0 ] || die "leafio: status $status: $output"
+	is_count "${lines[0]}" || die "first line '${lines[0]}'"
+	is_count "${lines[1]}" || die "no last line after the removal: ${lines[*]}"
+	assert_match "$output" $'\nEOF\n' "EOF after the removal"
+	assert_match "${lines[-1]}" POLLHUP "poll after the removal"
+	assert_eq "$(lookup "$M/all/cpu_clock/cgroup.$id")" ENOENT "lookup after the removal"
+	names_of "$M/all/cpu_clock" | grep -qxF "cgroup.$id" && die "still listed" || true
+}
+
+@test "a period-N stream of a removed cgroup ends, and so does one on a CPU" {
+	require_cgroup_root
+	local id c
+	c=$(online_cpus | head -n 1)
+	mkdir "$B/gone2"
+	id=$(cg_id "$B/gone2")
+	"$H/leafio" "$(leaf all cpu_clock "cgroup.$id" simple 1000000)" readall > "$T/n.out" 3>&- &
+	"$H/leafio" "$(leaf "$c" cpu_clock "cgroup.$id" times 1s)" readall > "$T/t.out" 3>&- &
+	sleep 1
+	rmdir "$B/gone2"
+	wait_until "grep -qx EOF '$T/n.out' && grep -qx EOF '$T/t.out'" $((300)) ||
+		die "streams still open 30 s after the removal: $(cat "$T/n.out" "$T/t.out")"
+	assert_eq "$(tail -n 2 "$T/n.out" | head -n 1)" 0 "last line of the period-N stream"
+}
+
+# ---- who sees what -----------------------------------------------------------
+
+@test "a user without CPU-wide permission gets perf's errno, one with it a count" {
+	require_cgroup_root
+	require_users
+	[ -w "$PARANOID" ] || skip "no writable $PARANOID"
+	local id p ours theirs
+	mkdir "$B/perm"
+	id=$(cg_id "$B/perm")
+	for p in 2 1 0 -1; do
+		set_paranoid "$p"
+		ours=$(open_as "$U1" "$(leaf 0 cpu_clock "cgroup.$id" simple 0)")
+		theirs=$(perf_as "$U1" -G "$B/perm" -C 0 1:0)
+		assert_eq "$ours" "$theirs" "paranoid $p: perfctrfs against perf_event_open"
+	done
+	# perf's rule for a cgroup: CPU-wide, refused above paranoid 0
+	set_paranoid 1
+	assert_eq "$(open_as "$U1" "$(leaf 0 cpu_clock "cgroup.$id" simple 0)")" EACCES "paranoid 1"
+	set_paranoid -1
+	assert_eq "$(open_as "$U1" "$(leaf all cpu_clock "cgroup.$id" simple 0)")" ok "paranoid -1, cpu all"
+}
+
+@test "a cgroup its caller cannot open is not listed and does not look up" {
+	require_cgroup_root
+	require_users
+	local s i
+	mkdir -p "$B/secret/inner"
+	chmod 700 "$B/secret"
+	s=$(cg_id "$B/secret") i=$(cg_id "$B/secret/inner")
+	# root can
+	assert_eq "$(lookup "$M/all/cpu_clock/cgroup.$s")" dir "root's lookup"
+	assert_eq "$(lookup "$M/all/cpu_clock/cgroup.$i")" dir "root's lookup of inner"
+	# the user cannot open either directory, so neither exists for it
+	assert_eq "$(perf_as "$U1" -G "$B/secret" -C 0 1:0)" EACCES "the user's own open of the directory"
+	assert_eq "$(as_user "$U1" "$H/fsop" stat "$M/all/cpu_clock/cgroup.$s" | cut -d' ' -f1)" ENOENT "user's lookup"
+	assert_eq "$(as_user "$U1" "$H/fsop" stat "$M/all/cpu_clock/cgroup.$i" | cut -d' ' -f1)" ENOENT "user's lookup of inner"
+	as_user "$U1" "$H/fsop" readdir "$M/all/cpu_clock" > "$T/list"
+	grep -qE " cgroup\.($s|$i)\$" "$T/list" && die "listed to the user: $(grep cgroup "$T/list")" || true
+	assert_eq "$(as_user "$U1" "$H/leafio" "$M/all/cpu_clock/cgroup.$s/simple/0" read 2>&1)" "open ENOENT" "user's open"
+}
+
+@test "a cgroup outside the caller's cgroup namespace does not look up; paths start at its root" {
+	require_cgroup_root
+	require_cmd unshare
+	local in sub out
+	mkdir -p "$B/ns/in/sub" "$B/out"
+	in=$(cg_id "$B/ns/in") sub=$(cg_id "$B/ns/in/sub") out=$(cg_id "$B/out")
+	# a shell that joins ns/in, then makes a cgroup namespace rooted there
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec unshare -C sh -c "
+		for n in $2 $3 $4 $5; do
+			echo \"\$n \$(\"$6/fsop\" stat \"$7/cgroup.\$n\" | cut -d\" \" -f1)\"
+		done
+		echo \"path \$(\"$6/xattr\" \"$7/cgroup.$2\" user.perfctr.cgroup)\"
+		echo \"path \$(\"$6/xattr\" \"$7/cgroup.$3\" user.perfctr.cgroup)\"
+		\"$6/fsop\" readdir \"$7\" | grep -c \" cgroup\\.\""' \
+		sh "$B/ns/in" "$in" "$sub" "$out" "$(cg_id "$CG")" "$H" "$M/all/cpu_clock" \
+		> "$T/ns.out" 2>&1 3>&- || die "unshare -C failed: $(cat "$T/ns.out")"
+	run cat "$T/ns.out"
+	assert_eq "${lines[0]}" "$in dir" "its namespace root"
+	assert_eq "${lines[1]}" "$sub dir" "a cgroup below its root"
+	assert_eq "${lines[2]}" "$out ENOENT" "a sibling outside its namespace"
+	assert_eq "${lines[3]}" "$(cg_id "$CG") ENOENT" "the hierarchy's root"
+	assert_eq "${lines[4]}" "path /" "user.perfctr.cgroup of its root"
+	assert_eq "${lines[5]}" "path /sub" "user.perfctr.cgroup below its root"
+	assert_eq "${lines[6]}" 2 "cgroups listed inside the namespace"
+}
+
+@test "hostile cgroup names come back whole in user.perfctr.cgroup" {
+	require_cgroup_root
+	local n id got
+	# (cgroupfs itself refuses a newline in a name)
+	for n in $'sp ace' 'back\slash' 'cgroup.1' '..dots' $'tab\there' \
+		'%s%n' "$(printf 'x%.0s' $(seq 1 200))"; do
+		mkdir "$B/$n" || die "mkdir of '$n'"
+		id=$(cg_id "$B/$n")
+		got=$("$H/xattr" "$M/all/cpu_clock/cgroup.$id" user.perfctr.cgroup)
+		assert_eq "$got" "/${B#"$CG"/}/$n" "path of '$n'"
+		assert_eq "$(lookup "$M/all/cpu_clock/cgroup.$id/simple/0")" file "leaf below '$n'"
+	done
+}
+
+@test "160-cgroup: no counter left held" {
+	assert_no_leak
+}
