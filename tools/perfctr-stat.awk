@@ -110,6 +110,12 @@ function prefix(k) {
 	return sprintf("%-6s %4d ", klabel[k], kn[k])
 }
 
+# -G: an event's cgroup, where perf prints it: after the event's name, as
+# a field of its own (CSV), a "cgroup" key (JSON); nothing without -G.
+function tcg(i) { return cg[i] == "" ? "" : " " cg[i] }
+function ccg(i) { return hascg ? sep cg[i] : "" }
+function jcg(i) { return hascg ? sprintf("\"cgroup\" : \"%s\", ", cg[i]) : "" }
+
 function row(k, i,   v, s, u, line, n, tsp, noise, m, pct) {
 	u = unit[i]
 	tsp = ts == "" ? "" : (json ? sprintf("\"interval\" : %s, ", ts) : sprintf("%16s%s", ts, sep == "" ? " " : sep))
@@ -118,18 +124,18 @@ function row(k, i,   v, s, u, line, n, tsp, noise, m, pct) {
 	if (st[k, i] != "ok") {
 		s = st[k, i] == "ns" ? "<not supported>" : "<not counted>"
 		if (json)
-			return sprintf("{%s%s\"counter-value\" : \"%s\", \"unit\" : \"%s\", \"event\" : \"%s\", %s\"event-runtime\" : 0, \"pcnt-running\" : 100.00, \"metric-value\" : 0.000000, \"metric-unit\" : \"\"}",
-				tsp, prefix(k), s, u, name[i], runs > 1 ? "\"variance\" : 0.00, " : "")
+			return sprintf("{%s%s\"counter-value\" : \"%s\", \"unit\" : \"%s\", \"event\" : \"%s\", %s%s\"event-runtime\" : 0, \"pcnt-running\" : 100.00, \"metric-value\" : 0.000000, \"metric-unit\" : \"\"}",
+				tsp, prefix(k), s, u, name[i], jcg(i), runs > 1 ? "\"variance\" : 0.00, " : "")
 		if (sep != "")
-			return tsp prefix(k) s sep u sep name[i] (runs > 1 ? sep "0.00%" : "") sep 0 sep "100.00" sep sep
-		return tsp prefix(k) sprintf("%18s %-4s %-25s%-35s", s, u, name[i], "")
+			return tsp prefix(k) s sep u sep name[i] ccg(i) (runs > 1 ? sep "0.00%" : "") sep 0 sep "100.00" sep sep
+		return tsp prefix(k) sprintf("%18s %-4s %-25s%s%-35s", s, u, name[i], tcg(i), "")
 	}
 	v = val[k, i]
 	pct = en[k, i] > 0 ? 100 * rn[k, i] / en[k, i] : 100
 	metric(i, k)
 	if (json) {
-		line = sprintf("{%s%s\"counter-value\" : \"%f\", \"unit\" : \"%s\", \"event\" : \"%s\", ",
-			tsp, prefix(k), v, u, name[i])
+		line = sprintf("{%s%s\"counter-value\" : \"%f\", \"unit\" : \"%s\", \"event\" : \"%s\", %s",
+			tsp, prefix(k), v, u, name[i], jcg(i))
 		if (runs > 1) line = line sprintf("\"variance\" : %.2f, ", noise)
 		line = line sprintf("\"event-runtime\" : %.0f, \"pcnt-running\" : %.2f, ", rn[k, i], pct)
 		if (munit == "")
@@ -138,14 +144,14 @@ function row(k, i,   v, s, u, line, n, tsp, noise, m, pct) {
 	}
 	s = sprintf(dec[i] ? "%.2f" : "%.0f", v)
 	if (sep != "") {
-		line = tsp prefix(k) s sep u sep name[i]
+		line = tsp prefix(k) s sep u sep name[i] ccg(i)
 		if (runs > 1) line = line sep sprintf("%.2f%%", noise)
 		line = line sep sprintf("%.0f", rn[k, i]) sep sprintf("%.2f", pct)
 		m = mfmt == "" ? "" : sprintf(mfmt, mval)
 		gsub(/^ +/, "", m); sub(/[^0-9.].*$/, "", m)
 		return line sep m sep munit
 	}
-	line = tsp prefix(k) sprintf("%18s %-4s %-32s", group(s), u, name[i])
+	line = tsp prefix(k) sprintf("%18s %-4s %-32s", group(s), u, name[i]) tcg(i)
 	if (mfmt != "") {
 		m = " # " sprintf(mfmt, mval)
 		n = length(m)
@@ -167,7 +173,8 @@ BEGIN {
 }
 $1 == "E" {
 	ne++; lead[$2] = $3; pos[$2] = $4; state[$2] = $5; kind[$2] = $6
-	scale[$2] = $7; unit[$2] = $8; name[$2] = $9
+	scale[$2] = $7; unit[$2] = $8; name[$2] = $9; cg[$2] = $10
+	if ($10 != "") hascg = 1
 	clock[$2] = kind[$2] == "task_clock" || kind[$2] == "cpu_clock"
 	if (clock[$2]) { scale[$2] = 1e-6; unit[$2] = "msec" }
 	dec[$2] = clock[$2] || scale[$2] != int(scale[$2])

@@ -439,3 +439,26 @@ assert r[2]["counter-value"] in ("<not supported>",) or float(r[2]["counter-valu
 	grep -Eq '^[0-9]+,,cs,' <<<"$stderr"
 	grep -Eq '^[0-9]+,,faults:k,' <<<"$stderr"
 }
+
+@test "perfctr-stat -G: perf's cgroup column; a cgroup's count, and <not counted> for an empty one" {
+	require_root
+	require_event cpu_clock
+	cg=$(awk '/ - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$cg" ] || skip "no cgroup2 mount on this machine"
+	grep -qw '^perf_event' /proc/cgroups || skip "kernel without CONFIG_CGROUP_PERF"
+	base=perfctr-tools.$$
+	mkdir "$cg/$base" "$cg/$base/busy" "$cg/$base/idle" || skip "cannot create a cgroup under $cg"
+	# the command puts itself in busy, then burns 0.3 s of CPU there
+	run --separate-stderr "$T/perfctr-stat" -x, -e cpu-clock,cpu-clock \
+		-G "$base/busy,$base/idle" -- \
+		sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" -c "$3" 0.3' sh "$cg/$base/busy" "$PY" "$SPIN"
+	rmdir "$cg/$base/busy" "$cg/$base/idle" "$cg/$base"
+	[ "$status" -eq 0 ]
+	busy=$(echo "$stderr" | awk -F, -v c="$base/busy" '$3 == "cpu-clock" && $4 == c { print $1 }')
+	idle=$(echo "$stderr" | awk -F, -v c="$base/idle" '$3 == "cpu-clock" && $4 == c { print $1 }')
+	check 'awk -v t="$busy" "BEGIN { exit !(t >= 250) }"' "busy cgroup $busy msec: $stderr"
+	check '[ "$idle" = "<not counted>" ] || [ "$idle" = 0.00 ]' "idle cgroup '$idle': $stderr"
+	run "$T/perfctr-stat" -G "$base/none" -e cpu-clock -- true
+	[ "$status" -eq 1 ]
+	[[ $output == *"cannot find cgroup $base/none"* ]]
+}
