@@ -268,8 +268,13 @@ static int walk_dir(int fd, uint64_t ino, struct pf_cgwalk *w,
 		return 1;
 	}
 	if (!w->want) {
+		/*
+		 * A listing stops at PF_CGROUP_MAX rather than fail: a user
+		 * with a delegated subtree could otherwise fail everyone's
+		 * readdir.  Those not listed still look up.
+		 */
 		if (w->nr >= PF_CGROUP_MAX)
-			return -E2BIG;
+			return 1;
 		w->ids[w->nr++] = ino;
 	}
 	if (depth >= WALK_DEPTH)
@@ -325,8 +330,8 @@ static int walk_dir(int fd, uint64_t ino, struct pf_cgwalk *w,
  *	when w->want_fds, w->dirfd and w->eventsfd (-1 if it has no
  *	cgroup.events, as the hierarchy's root has none) are open on it
  *
- * Return: 0 (listed, or found), -ENOENT (not found), -E2BIG (more than
- * PF_CGROUP_MAX cgroups), or the errno that stopped the walk.
+ * Return: 0 (listed, at most PF_CGROUP_MAX, or found), -ENOENT (not
+ * found), or the errno that stopped the walk.
  */
 int pf_cgroup_walk(const char *root, struct pf_cgwalk *w)
 {
