@@ -401,3 +401,17 @@ pc_scale_unit() {
 	[[ $PC_SCALE =~ ^[0-9.]+([eE][-+]?[0-9]+)?$ ]] || PC_SCALE=1
 	return 0
 }
+
+# The pid level of cgroup NAME (relative to the cgroup2 mount, "/" its
+# root, as perf's -G takes it) in PC_RET: cgroup.<id>, the inode number of
+# its directory.  Fails with PC_ERR set.
+pc_cgroup_leaf() {
+	local d
+	if [ -z "${PC_CG_MNT:-}" ]; then
+		PC_CG_MNT=$(awk '/ - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+		[ -n "$PC_CG_MNT" ] || { PC_ERR="no cgroup2 mount on this machine"; return 1; }
+	fi
+	d=$PC_CG_MNT/${1#/}
+	[ -d "$d" ] && [ ! -L "$d" ] || { PC_ERR="cannot find cgroup $1 under $PC_CG_MNT"; return 1; }
+	PC_RET=cgroup.$(stat -c %i -- "$d") || { PC_ERR="cannot stat $d"; return 1; }
+}

@@ -59,15 +59,21 @@ require_cgroup_root() {
 cg_id() { stat -c %i "$1"; }
 
 # Remove cgroup DIR and everything below it, once their tasks are gone.
+# (names may hold spaces, tabs and quotes: never word-split, never eval'd)
 cg_remove() {
-	local d p
-	for d in $(find "$1" -depth -type d 2>/dev/null); do
+	local d p i
+	find "$1" -depth -type d -print0 2>/dev/null > "$T/cg.rm"
+	while IFS= read -r -d '' d; do
 		for p in $(cat "$d/cgroup.procs" 2>/dev/null); do
 			kill -KILL "$p" 2>/dev/null
 		done
-		wait_until "rmdir '$d' 2>/dev/null || [ ! -d '$d' ]" 100 ||
-			echo "# cannot remove cgroup $d" >&2
-	done
+		for i in $(seq 1 $((100 * SLOW))); do
+			rmdir "$d" 2>/dev/null || [ ! -d "$d" ] && break
+			sleep 0.1
+		done
+		[ -d "$d" ] && echo "# cannot remove cgroup $d" >&2
+	done < "$T/cg.rm"
+	return 0
 }
 
 # start_in DIR SPIN-ARGS...: run spin in cgroup DIR in the background

@@ -66,3 +66,33 @@ setup() {
 	run --separate-stderr "$T/perfctr-prom" -i 5x
 	[ "$status" -eq 2 ]
 }
+
+@test "perfctr-prom --cgroup: one series per cgroup with its label, escaped; promtool accepts it" {
+	require_root
+	require_cmd promtool
+	require_event cpu_clock
+	cg=$(awk '/ - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$cg" ] || skip "no cgroup2 mount on this machine"
+	grep -qw '^perf_event' /proc/cgroups || skip "kernel without CONFIG_CGROUP_PERF"
+	base=perfctr-prom.$$
+	busy=$base/busy odd=$base/'q"b\s'
+	mkdir "$cg/$base" "$cg/$busy" "$cg/$odd" || skip "cannot create a cgroup under $cg"
+	out=$BATS_TEST_TMPDIR/perfctr.prom
+	# a spinner in busy for longer than the interval
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" -c "$3" 3' sh "$cg/$busy" "$PY" "$SPIN" 3>&- &
+	spinner=$!
+	run --separate-stderr "$T/perfctr-prom" -n 1 -i 1s -o "$out" -e cpu-clock -G "$busy,$odd"
+	kill "$spinner" 2>/dev/null
+	wait "$spinner" 2>/dev/null || true
+	rmdir "$cg/$busy" "$cg/$odd" "$cg/$base"
+	[ "$status" -eq 0 ]
+	cat "$out"
+	promtool check metrics <"$out"
+	grep -q '^# TYPE perfctr_cgroup_cpu_clock_seconds_total counter$' "$out"
+	v=$(awk -v l="perfctr_cgroup_cpu_clock_seconds_total{cgroup=\"$busy\"}" '$1 == l { print $2 }' "$out")
+	check 'awk -v v="$v" "BEGIN { exit !(v > 0.05) }"' "busy cgroup's seconds '$v'"
+	grep -qxF "perfctr_cgroup_cpu_clock_seconds_total{cgroup=\"$base/q\\\"b\\\\s\"} 0.000000000" "$out"
+	run "$T/perfctr-prom" -n 1 -o - -G "$base/none"
+	[ "$status" -eq 1 ]
+	[[ $output == *"cannot find cgroup $base/none"* ]]
+}
