@@ -462,3 +462,24 @@ assert r[2]["counter-value"] in ("<not supported>",) or float(r[2]["counter-valu
 	[ "$status" -eq 1 ]
 	[[ $output == *"cannot find cgroup $base/none"* ]]
 }
+
+@test "perfctr-stat --for-each-cgroup: every event once per cgroup, in perf's order" {
+	require_root
+	require_event cpu_clock
+	cg=$(awk '/ - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$cg" ] || skip "no cgroup2 mount on this machine"
+	grep -qw '^perf_event' /proc/cgroups || skip "kernel without CONFIG_CGROUP_PERF"
+	base=perfctr-tools-each.$$
+	mkdir "$cg/$base" "$cg/$base/a" "$cg/$base/b" || skip "cannot create a cgroup under $cg"
+	run --separate-stderr "$T/perfctr-stat" -x, -e cpu-clock,context-switches \
+		--for-each-cgroup "$base/a,$base/b" -- \
+		sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" -c "$3" 0.2' sh "$cg/$base/a" "$PY" "$SPIN"
+	rmdir "$cg/$base/a" "$cg/$base/b" "$cg/$base"
+	[ "$status" -eq 0 ]
+	got=$(echo "$stderr" | awk -F, 'NF > 4 { print $3 "@" $4 }' | tr '\n' ' ')
+	check '[ "$got" = "cpu-clock@$base/a context-switches@$base/a cpu-clock@$base/b context-switches@$base/b " ]' "rows: $got"
+	a=$(echo "$stderr" | awk -F, -v c="$base/a" '$3 == "cpu-clock" && $4 == c { print $1 }')
+	check 'awk -v t="$a" "BEGIN { exit !(t >= 150) }"' "cgroup a: $a msec"
+	run "$T/perfctr-stat" -G x --for-each-cgroup y true
+	[ "$status" -eq 2 ]
+}
