@@ -57,3 +57,30 @@ setup() {
 	[ "$status" -eq 1 ]
 	[[ $stderr == *"'cycles' is not countable"* ]]
 }
+
+@test "perfctr-top -G: a row per cgroup, a busy one's share of a CPU, an idle one's 0, no total" {
+	require_root
+	require_event cpu_clock
+	cg=$(awk '/ - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$cg" ] || skip "no cgroup2 mount on this machine"
+	grep -qw '^perf_event' /proc/cgroups || skip "kernel without CONFIG_CGROUP_PERF"
+	base=perfctr-top.$$
+	mkdir "$cg/$base" "$cg/$base/busy" "$cg/$base/idle" || skip "cannot create a cgroup under $cg"
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" -c "$3" 30' sh "$cg/$base/busy" "$PY" "$SPIN" 3>&- &
+	spinner=$!
+	run --separate-stderr "$T/perfctr-top" -n 2 -d 500ms -e cpu-clock -G "$base/busy,$base/idle"
+	kill "$spinner" 2>/dev/null
+	wait "$spinner" 2>/dev/null || true
+	rmdir "$cg/$base/busy" "$cg/$base/idle" "$cg/$base"
+	[ "$status" -eq 0 ]
+	echo "$output"
+	grep -Eq '^CGROUP +cpu-clock$' <<<"$output"
+	grep -q ' 2 cgroups ' <<<"$output"
+	! grep -q '^all ' <<<"$output"
+	# per wall second: a spinner on a loaded machine gets part of a CPU,
+	# never more than one; nobody runs in idle
+	awk -v b="$base/busy" -v i="$base/idle" '
+		$1 == b { if ($2 <= 1 || $2 > 105) exit 1; nb++ }
+		$1 == i { if ($2 != "0.0") exit 1; ni++ }
+		END { exit !(nb == 2 && ni == 2) }' <<<"$output"
+}
