@@ -361,7 +361,7 @@ static const struct perfctrfs_case perfctrfs_cases[] = {
 	PID_BAD(".1"),
 	PID_BAD("group.1"),
 	PID_BAD("cgroup.1\0"),
-	PID_BAD("cgroup.\0" "1"),
+	PID_BAD("cgroup.\0001"),	/* a NUL, then 1 */
 	PID_BAD("cgroup\0.1"),
 	PID_BAD("cgroup.1\n"),
 	LONG_BAD(PCL_PID, tc_cg4k),
