@@ -378,6 +378,43 @@ nest_script() {
 	assert_eq "$out2" "" "an irq leaf opened after the others closed"
 }
 
+@test "150-hostile: irq rings are charged to the opener's memory cgroup" {
+	require_kernel "the FUSE daemon's allocations are charged to the daemon's cgroup, not the caller's"
+	require_root
+	local cg=/sys/fs/cgroup d script n=16 simple irq cur base
+	grep -qw cgroup2 /proc/filesystems || skip "this kernel has no cgroup2"
+	if ! grep -qs " $cg cgroup2 " /proc/mounts; then
+		mount -t cgroup2 cgroup2 "$cg" || skip "cannot mount cgroup2 on $cg"
+	fi
+	grep -qw memory "$cg/cgroup.controllers" || skip "this kernel has no memory controller (MEMCG)"
+	echo +memory > "$cg/cgroup.subtree_control" || die "cannot enable the memory controller"
+	d=$cg/perfctr-memcg.$$
+	mkdir "$d" || die "mkdir $d"
+	script=$BATS_TEST_TMPDIR/nest.sh
+	# N nested leafio, each holding one open leaf; the innermost prints
+	# the cgroup's memory.current with all N held
+	cat > "$script" <<-EOF
+	#!/bin/sh
+	[ "\$1" -ge $n ] && { cat $d/memory.current; exit 0; }
+	"$H/leafio" "\$2" sh="$script \$((\$1 + 1)) \$2" || echo "failed at \$1"
+	EOF
+	chmod 755 "$script"
+	held() {	# LEAF: memory.current with N of LEAF held, less the cgroup's idle
+		sh -c "echo \$\$ > $d/cgroup.procs && base=\$(cat $d/memory.current) &&
+			cur=\$($script 0 $1) && echo \$((cur - base)) \$cur"
+	}
+	# the same processes hold simple leaves, then irq leaves: the
+	# difference is what the irq opens allocated, 96 KiB of ring each
+	simple=$(held "$(leaf all page_faults:u self simple 0)")
+	irq=$(held "$(leaf all page_faults:u self irq 1000)")
+	rmdir "$d" || true
+	echo "# memory.current growth with $n leaves held: simple ${simple%% *}, irq ${irq%% *} bytes" >&3
+	is_count "${simple##* }" || die "with $n simple leaves: $simple"
+	is_count "${irq##* }" || die "with $n irq leaves: $irq"
+	assert_ge $(( ${irq%% *} - ${simple%% *} )) $((n * 64 * 1024)) \
+		"bytes charged for $n irq rings of 96 KiB beyond $n simple leaves"
+}
+
 @test "150-hostile: a user's time-period timers are bounded: ENOSPC past 100 leaves of 1ms" {
 	require_kernel "the FUSE daemon's timers are its own"
 	local script=$BATS_TEST_TMPDIR/nest.sh out
