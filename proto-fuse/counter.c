@@ -1910,6 +1910,8 @@ int pf_counter_init(void)
 	err = pthread_create(&loop_thread, NULL, pf_loop, NULL);
 	if (err)
 		return -err;
+	/* named, so that ps and the tests can tell it from the workers */
+	pthread_setname_np(loop_thread, "perfctrfs-loop");
 	loop_started = true;
 	return 0;
 }
