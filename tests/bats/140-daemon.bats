@@ -178,8 +178,10 @@ storm_beside() {
 	n=$(grep -cE '^[0-9]+$' "$BATS_TEST_TMPDIR/storm.out")
 	echo "# slowest period-0 read ${worst} ms; period-1 reader: $n lines in 8 s" >&3
 	# every read of a period-1 leaf on a busy event is ready at once: a
-	# daemon busy with its own signals gave 17-22 lines here, not 10000s
-	assert_ge "$n" 200 "lines the period-1 reader got in 8 s"
+	# daemon busy with its own signals gave 17-22 lines here, not 10000s.
+	# A CI machine at load 20-30 gave a healthy daemon's reader 114 (each
+	# of its wakeups waits its turn): the bound is twice the bug's.
+	assert_ge "$n" 45 "lines the period-1 reader got in 8 s"
 	! grep -qvE '^[0-9]+$' "$BATS_TEST_TMPDIR/storm.out" ||
 		die "period-1 reader: $(grep -vE '^[0-9]+$' "$BATS_TEST_TMPDIR/storm.out" | head -3)"
 }
