@@ -385,7 +385,7 @@ static int perfctrfs_create(struct perfctrfs_counters *c,
 	struct perf_event **ev = &c->ev[c->nr_inst * c->nr];
 	int err;
 
-	err = perf_event_create_kernel_group(attrs, c->nr, cpu, task,
+	err = perf_event_create_kernel_group(attrs, c->nr, cpu, task, NULL,
 					     perfctrfs_overflow, c, ev);
 	if (err)
 		return err;
