@@ -18,6 +18,14 @@
  * read) and perf_event_ioctl_kernel() (the ENABLE, DISABLE and RESET
  * ioctls, children and siblings included).
  *
+ * Cgroups.  perf_event_open(2) attaches a counter to a cgroup only through
+ * the fd of its directory (PERF_FLAG_PID_CGROUP); kernel/patches/0004 lets
+ * perf_event_create_kernel_group() take the cgroup itself, and attaches it
+ * with the syscall's own code.  A cgroup target is CPU-wide, one group
+ * per CPU counted, as the system-wide target is.  Its id is resolved at
+ * open, for the opener (cgroup.c): a cgroup the opener could not open as
+ * a directory, or outside its cgroup namespace, is ENOENT, as at lookup.
+ *
  * Permissions.  Kernel counters skip the checks of perf_event_open(2), so
  * perfctrfs_counters_open() has perf core make them for the opener, with
  * the syscall's own code (kernel/patches/0003): perf_event_open_permitted()
@@ -26,8 +34,11 @@
  * counter (made by find_get_context() inside the create call, for current,
  * as the syscall gets it), then perf_check_permission() (CAP_PERFMON or
  * ptrace read access by the opener's real credentials) under
- * exec_update_lock held across the install.  Every read passes the LSM's
- * read hook, as perf_read() does.
+ * exec_update_lock held across the install.  A cgroup target is judged as
+ * the syscall judges one: the directory first (cgroup.c stands in for the
+ * opener's open(2) of it), then perf_event_open_permitted(), then
+ * perf_allow_cpu() when its context is found.  Every read passes the
+ * LSM's read hook, as perf_read() does.
  *
  * Contexts.  Everything here but the overflow handler runs in process
  * context and may sleep; file.c holds its per-file mutex around reads and
@@ -385,7 +396,7 @@ static int perfctrfs_create(struct perfctrfs_counters *c,
 	struct perf_event **ev = &c->ev[c->nr_inst * c->nr];
 	int err;
 
-	err = perf_event_create_kernel_group(attrs, c->nr, cpu, task, NULL,
+	err = perf_event_create_kernel_group(attrs, c->nr, cpu, task, c->cgrp,
 					     perfctrfs_overflow, c, ev);
 	if (err)
 		return err;
@@ -435,7 +446,10 @@ static int perfctrfs_open_tasks(struct perfctrfs_counters *c,
 	return c->nr_inst ? 0 : -ESRCH;
 }
 
-/* One group per online CPU, or on one CPU, counting every task. */
+/*
+ * One group per online CPU, or on one CPU, counting every task, or those
+ * of c->cgrp.
+ */
 static int perfctrfs_open_cpus(struct perfctrfs_counters *c,
 			       struct perf_event_attr *attrs,
 			       const struct perfctrfs_cpu *cpu)
@@ -497,6 +511,7 @@ static int perfctrfs_resolve(const struct perfctrfs_leaf *leaf,
 		*proc = thread_group_leader(*task);
 		return 0;
 	case PERFCTRFS_PID_ALL:
+	case PERFCTRFS_PID_CGROUP:
 	default:
 		*task = NULL;
 		*proc = false;
@@ -576,7 +591,8 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 			    const struct perfctrfs_leaf *leaf)
 {
 	struct perf_event_attr *attrs, one;
-	bool task = leaf->pid.kind != PERFCTRFS_PID_ALL;
+	bool task = leaf->pid.kind == PERFCTRFS_PID_NUM ||
+		    leaf->pid.kind == PERFCTRFS_PID_SELF;
 	unsigned int i;
 	int err;
 
@@ -601,6 +617,15 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 	err = perfctrfs_build_attrs(leaf, attrs, task, leaf->period.value);
 	if (err)
 		goto out;
+	/* The opener's open(2) of the directory, before perf_event_open(2). */
+	if (leaf->pid.kind == PERFCTRFS_PID_CGROUP) {
+		c->cgrp = perfctrfs_cgroup_get(leaf->pid.cgroup);
+		if (IS_ERR(c->cgrp)) {
+			err = PTR_ERR(c->cgrp);
+			c->cgrp = NULL;
+			goto out;
+		}
+	}
 	err = perfctrfs_check_open(attrs, c->nr);
 	if (err)
 		goto out;
@@ -652,6 +677,8 @@ void perfctrfs_counters_close(struct perfctrfs_counters *c)
 	if (c->proc)
 		put_task_struct(c->proc);
 	c->proc = NULL;
+	perfctrfs_cgroup_put(c->cgrp);
+	c->cgrp = NULL;
 	perfctrfs_free_inst(c);
 	kvfree(c->ring);
 	c->ring = NULL;
@@ -677,6 +704,22 @@ static bool perfctrfs_group_unplugged(struct perfctrfs_counters *c,
 	return !c->tasks[i] &&
 	       !(READ_ONCE(c->ev[i * c->nr]->attach_state) &
 		 PERF_ATTACH_CONTEXT);
+}
+
+/*
+ * Has every CPU a CPU-wide leaf counted on gone offline?  For cpu=all,
+ * never while one of them is online.  False for a task target.
+ */
+static bool perfctrfs_cpus_gone(struct perfctrfs_counters *c)
+{
+	unsigned int i;
+
+	if (!c->nr_inst || c->tasks[0])
+		return false;
+	for (i = 0; i < c->nr_inst; i++)
+		if (!perfctrfs_group_unplugged(c, i))
+			return false;
+	return true;
 }
 
 /* Read one group member by member: a group CPU hotplug took apart. */
@@ -803,7 +846,8 @@ int perfctrfs_counters_read(struct perfctrfs_counters *c,
  * Groups whose CPU went offline are not enabled: they cannot count again.
  *
  * Return: 0, -ENOTTY for another @cmd, -ENODEV when every CPU the leaf
- * counted on went offline, or the LSM's refusal.
+ * counted on went offline (not when its cgroup was removed: its counters
+ * are there to reset, as a dead process's are), or the LSM's refusal.
  */
 int perfctrfs_counters_control(struct perfctrfs_counters *c, unsigned int cmd)
 {
@@ -814,7 +858,7 @@ int perfctrfs_counters_control(struct perfctrfs_counters *c, unsigned int cmd)
 	    cmd != PERF_EVENT_IOC_RESET)
 		return -ENOTTY;
 	/* Every CPU it counted on went offline: it can never count again. */
-	if (perfctrfs_counters_ended(c) && !c->tasks[0])
+	if (perfctrfs_cpus_gone(c))
 		return -ENODEV;
 	/* perf_ioctl() treats these as writes to the event. */
 	for (i = 0; i < c->nr_inst; i++) {
@@ -875,16 +919,17 @@ u64 perfctrfs_counters_unsampled(struct perfctrfs_counters *c)
 }
 
 /**
- * perfctrfs_counters_ended() - is the counted process, thread or CPU gone?
+ * perfctrfs_counters_ended() - is the counted process, thread, cgroup or
+ *	CPU gone?
  * @c: the counters
  *
  * True once every counted thread's event has been through perf's task
  * exit (its final count is in) and, for a process, once no thread of it
  * is left alive or nothing of it is counted any more (after a setuid
- * exec, which perf handles as an exit); for a CPU-wide leaf, once every CPU it counted on has
- * gone offline (see perfctrfs_group_unplugged()), which for cpu=all is
- * never while one of them is online.  Any context but NMI; reads state
- * only.
+ * exec, which perf handles as an exit); for a cgroup target, once the
+ * cgroup is removed; for any CPU-wide leaf, once every CPU it counted on
+ * has gone offline (see perfctrfs_cpus_gone()).  Any context but NMI;
+ * reads state only.
  *
  * Return: whether the target is gone.
  */
@@ -894,12 +939,9 @@ bool perfctrfs_counters_ended(struct perfctrfs_counters *c)
 
 	if (!c->nr_inst)
 		return false;
-	if (!c->tasks[0]) {
-		for (i = 0; i < c->nr_inst; i++)
-			if (!perfctrfs_group_unplugged(c, i))
-				return false;
-		return true;
-	}
+	if (!c->tasks[0])
+		return perfctrfs_cpus_gone(c) ||
+		       (c->cgrp && perfctrfs_cgroup_removed(c->cgrp));
 	for (i = 0; i < c->nr_inst; i++)
 		if (READ_ONCE(c->ev[i * c->nr]->state) != PERF_EVENT_STATE_EXIT)
 			return false;

@@ -6,8 +6,8 @@
  * One open file owns one struct perfctrfs_counters: an array of groups
  * ("instances"), each holding one perf event per member of the leaf's event
  * name, leader first.  There is one instance per counted thread (a process
- * target), or per online CPU (cpu=all, pid=all), or just one.  Reads sum
- * the instances member by member.
+ * target), or per online CPU (cpu=all with pid=all or a cgroup), or just
+ * one.  Reads sum the instances member by member.
  *
  * Context: perfctrfs_counters_open(), _read(), _control() and _close() run
  * in process context and may sleep; the overflow handler runs in NMI (or
@@ -24,6 +24,7 @@
 #include "grammar.h"
 
 struct perfctrfs_leaf;
+struct cgroup;
 struct perf_event;
 struct task_struct;
 struct user_struct;
@@ -46,6 +47,7 @@ struct perfctrfs_rec {
  * @ev: @nr_inst * @nr events, group by group, leader first
  * @tasks: the task of each group, referenced, or NULL (CPU-wide)
  * @proc: the thread-group leader when a whole process is counted, else NULL
+ * @cgrp: the cgroup counted, referenced, for a cgroup target; else NULL
  * @type: the leaf's type
  * @wq: readers and pollers wait here
  * @gen: bumped whenever a reader may have something new to read
@@ -68,6 +70,7 @@ struct perfctrfs_counters {
 	struct perf_event **ev;
 	struct task_struct **tasks;
 	struct task_struct *proc;
+	struct cgroup *cgrp;
 	enum perfctrfs_type type;
 	wait_queue_head_t wq;
 	atomic_t gen;

@@ -5,6 +5,7 @@
  *	super.c    mount, options, superblock, inode life cycle
  *	dir.c      lookup + readdir of the five levels, revalidation, xattrs
  *	catalog.c  the PMUs, their formats and aliases, per-CPU probing
+ *	cgroup.c   which cgroups a caller reaches as cgroup.<id>
  *	file.c     the leaf's file_operations            (counter side)
  *	counter.c  perf counters behind an open leaf      (counter side)
  *
@@ -118,5 +119,51 @@ int perfctrfs_cat_check(struct perfctrfs_cat *cat,
 			const struct perfctrfs_cpu *cpu,
 			const struct perfctrfs_event_spec *spec);
 int perfctrfs_catalog_init(void);
+
+/* cgroup.c; without cgroups, no cgroup.<id> names anything */
+struct cgroup;
+#ifdef CONFIG_CGROUPS
+void perfctrfs_cgroup_init(void);
+struct cgroup *perfctrfs_cgroup_get(u64 id);
+void perfctrfs_cgroup_put(struct cgroup *cgrp);
+int perfctrfs_cgroup_check(u64 id);
+int perfctrfs_cgroup_path(u64 id, char *buf, size_t size);
+bool perfctrfs_cgroup_removed(struct cgroup *cgrp);
+int perfctrfs_cgroup_list(u64 from, u64 **ids);
+#else
+static inline void perfctrfs_cgroup_init(void)
+{
+}
+
+static inline struct cgroup *perfctrfs_cgroup_get(u64 id)
+{
+	return ERR_PTR(-ENOENT);
+}
+
+static inline void perfctrfs_cgroup_put(struct cgroup *cgrp)
+{
+}
+
+static inline int perfctrfs_cgroup_check(u64 id)
+{
+	return -ENOENT;
+}
+
+static inline int perfctrfs_cgroup_path(u64 id, char *buf, size_t size)
+{
+	return -ENOENT;
+}
+
+static inline bool perfctrfs_cgroup_removed(struct cgroup *cgrp)
+{
+	return false;
+}
+
+static inline int perfctrfs_cgroup_list(u64 from, u64 **ids)
+{
+	*ids = NULL;
+	return 0;
+}
+#endif
 
 #endif /* _PERFCTRFS_INTERNAL_H */

@@ -312,6 +312,7 @@ static int __init perfctrfs_init(void)
 	ret = perfctrfs_catalog_init();
 	if (ret)
 		return ret;
+	perfctrfs_cgroup_init();
 	return register_filesystem(&perfctrfs_fs_type);
 }
 fs_initcall(perfctrfs_init);
