@@ -11,15 +11,18 @@
  *	event	parses; each catalogue member is one the mount's probes found
  *		countable on that CPU (catalog.c); composed members (raw
  *		codes, PMU terms) are left to perf at open
- *	pid	"self" (resolved at open, as the opener), "all", or a live
- *		process or thread in the caller's pid namespace
+ *	pid	"self" (resolved at open, as the opener), "all", a live
+ *		process or thread in the caller's pid namespace, or a cgroup
+ *		the caller reaches (cgroup.c; resolved again at open)
  *	type	simple, times, irq
  *	period	a count or a time; a regular file: the leaf
  *
  * Readdir lists what lookup accepts and instantiates each entry through
  * the dcache, as proc_fill_cache() does, so that the inode numbers it
  * reports are the ones stat() sees.  Dentries of a CPU that went offline
- * or of a pid that died stop revalidating and look up afresh, to ENOENT.
+ * or of a pid that died stop revalidating and look up afresh, to ENOENT;
+ * so does a cgroup's for a caller that does not reach it (another cgroup
+ * namespace, no right to open its directory) or once it is removed.
  *
  * Nothing can be created, removed or renamed: the VFS refuses mkdir,
  * rmdir, unlink, rename, link and symlink with EPERM because the
@@ -87,13 +90,8 @@ static int perfctrfs_parse_level(struct super_block *sb,
 		return ret;
 	case PERFCTRFS_LVL_PID:
 		ret = perfctrfs_parse_pid(name, len, &leaf->pid);
-		/*
-		 * perf core connects a counter to a cgroup only through a
-		 * syscall's fd, not for a kernel counter: no cgroup target
-		 * exists here, and readdir lists none.
-		 */
 		if (!ret && leaf->pid.kind == PERFCTRFS_PID_CGROUP)
-			return -ENOENT;
+			return perfctrfs_cgroup_check(leaf->pid.cgroup);
 		if (ret || leaf->pid.kind != PERFCTRFS_PID_NUM)
 			return ret;
 		leaf->target = perfctrfs_find_pid(leaf->pid.pid);
@@ -250,6 +248,45 @@ static int perfctrfs_readdir_event(struct file *file, struct dir_context *ctx)
 	return 0;
 }
 
+/* pid level: slots of cgroup.<id>, after the processes; the end */
+#define PERFCTRFS_POS_CGROUP	(PERFCTRFS_POS0 + PID_MAX_LIMIT + 2)
+#define PERFCTRFS_POS_END	LLONG_MAX
+
+/*
+ * The cgroups at and below the caller's cgroup namespace root, cgroup.<id>
+ * at slot PERFCTRFS_POS_CGROUP + id, in id order; perfctrfs_fill() leaves
+ * out those the caller does not reach.
+ */
+static int perfctrfs_readdir_cgroups(struct file *file,
+				     struct dir_context *ctx)
+{
+	char buf[sizeof(PERFCTRFS_CGROUP_PREFIX) + 20];
+	u64 *ids;
+	int nr, i;
+
+	if (ctx->pos == PERFCTRFS_POS_END)
+		return 0;
+	nr = perfctrfs_cgroup_list(ctx->pos - PERFCTRFS_POS_CGROUP, &ids);
+	if (nr < 0)
+		return nr;
+	for (i = 0; i < nr; i++) {
+		/* an id past loff_t has no slot; kernfs makes none such */
+		if (ids[i] >= PERFCTRFS_POS_END - PERFCTRFS_POS_CGROUP)
+			break;
+		ctx->pos = PERFCTRFS_POS_CGROUP + ids[i];
+		if (!perfctrfs_fill(file, ctx, buf,
+				    snprintf(buf, sizeof(buf),
+					     PERFCTRFS_CGROUP_PREFIX "%llu",
+					     ids[i])))
+			break;
+		cond_resched();
+	}
+	if (i == nr)
+		ctx->pos = PERFCTRFS_POS_END;
+	kvfree(ids);
+	return 0;
+}
+
 static int perfctrfs_readdir_pid(struct file *file, struct dir_context *ctx)
 {
 	struct pid_namespace *ns = task_active_pid_ns(current);
@@ -259,7 +296,9 @@ static int perfctrfs_readdir_pid(struct file *file, struct dir_context *ctx)
 	loff_t slot;
 	int nr;
 
-	/* slot 0: "self", 1: "all", 1 + n: process n */
+	if (ctx->pos >= PERFCTRFS_POS_CGROUP)
+		return perfctrfs_readdir_cgroups(file, ctx);
+	/* slot 0: "self", 1: "all", 1 + n: process n; then the cgroups */
 	slot = ctx->pos - PERFCTRFS_POS0;
 	if (slot == 0) {
 		if (!perfctrfs_fill(file, ctx, "self", 4))
@@ -288,8 +327,8 @@ static int perfctrfs_readdir_pid(struct file *file, struct dir_context *ctx)
 			return 0;
 		cond_resched();
 	}
-	ctx->pos = PID_MAX_LIMIT + 2 + PERFCTRFS_POS0;
-	return 0;
+	ctx->pos = PERFCTRFS_POS_CGROUP;
+	return perfctrfs_readdir_cgroups(file, ctx);
 }
 
 static int perfctrfs_readdir_type(struct file *file, struct dir_context *ctx)
@@ -373,6 +412,18 @@ static int perfctrfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 	if (node->level >= PERFCTRFS_LVL_CPU &&
 	    !perfctrfs_cpu_ok(&node->leaf.cpu))
 		return 0;
+	/*
+	 * Who reaches a cgroup depends on who asks: ask again for each
+	 * caller, which may sleep.  Levels below are reached through this
+	 * one, or through a directory held open, whose opens ask anyway.
+	 */
+	if (node->level == PERFCTRFS_LVL_PID &&
+	    node->leaf.pid.kind == PERFCTRFS_PID_CGROUP) {
+		if (flags & LOOKUP_RCU)
+			return -ECHILD;
+		if (perfctrfs_cgroup_check(node->leaf.pid.cgroup))
+			return 0;
+	}
 	target = node->leaf.target;
 	if (node->level >= PERFCTRFS_LVL_PID && target) {
 		/*
@@ -445,6 +496,12 @@ static int perfctrfs_xattr_value(struct dentry *dentry, struct inode *inode,
 		if (!desc)
 			return -ENODATA;
 		return strscpy(buf, desc, size) < 0 ? -ENAMETOOLONG : strlen(buf);
+	case PERFCTRFS_LVL_PID:
+		/* the path from the caller's own cgroup namespace root */
+		if (strcmp(name, "cgroup") ||
+		    node->leaf.pid.kind != PERFCTRFS_PID_CGROUP)
+			return -ENODATA;
+		return perfctrfs_cgroup_path(node->leaf.pid.cgroup, buf, size);
 	default:
 		return -ENODATA;
 	}
@@ -498,16 +555,20 @@ static ssize_t perfctrfs_listxattr(struct dentry *dentry, char *list,
 {
 	static const char *const names[] = {
 		"counters", "encoding", "description", "scale", "unit",
+		"cgroup",
 	};
 	struct inode *inode = d_inode(dentry);
 	size_t total = 0, n;
 	unsigned int i;
 	char one;
+	int err;
 
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		/* listed exactly when it can be read */
-		if (perfctrfs_xattr_value(dentry, inode, names[i], &one, 1) ==
-		    -ENODATA)
+		err = perfctrfs_xattr_value(dentry, inode, names[i], &one, 1);
+		if (err == -ENOMEM)
+			return err;
+		if (err == -ENODATA || err == -ENOENT)
 			continue;
 		n = strlen(PERFCTRFS_XATTR_PREFIX) + strlen(names[i]) + 1;
 		if (size) {
