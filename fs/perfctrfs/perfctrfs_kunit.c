@@ -3,8 +3,9 @@
  * perfctrfs_kunit.c - the namespace of a live perfctrfs mount, from inside
  * the kernel: every level looks up to what it names, bad names are
  * ENOENT, readdir agrees with lookup, event directories carry their
- * encoding.  The bats suite checks the same from user space; these run at
- * boot, before any user space exists, on an internal mount.
+ * encoding, cgroup targets resolve.  The bats suite checks the same from
+ * user space; these run at boot, before any user space exists, on an
+ * internal mount.
  *
  * Only software events are used: every perf kernel has them, with or
  * without a hardware PMU.
@@ -20,6 +21,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uio.h>
 #include <linux/xattr.h>
 #include "internal.h"
 
@@ -116,6 +118,11 @@ static const char *const perfctrfs_kunit_bad[] = {
 	"all/task_clock/self/simple/01",
 	"all/task_clock/self/simple/1ks",
 	"all/task_clock+no_such_event",
+	"all/task_clock/cgroup.0",		/* no cgroup 0 */
+	"all/task_clock/cgroup.01",
+	"all/task_clock/cgroup.",
+	"all/task_clock/cgroup.18446744073709551616",
+	"0/task_clock/cgroup.18446744073709551615",	/* no such cgroup */
 };
 
 static void perfctrfs_kunit_enoent(struct kunit *test)
@@ -318,6 +325,164 @@ static void perfctrfs_kunit_lookup_creates_nothing(struct kunit *test)
 	KUNIT_EXPECT_GE(test, found, 3U);
 }
 
+#ifdef CONFIG_CGROUPS
+/* Find one name in a directory's listing, however long it is. */
+struct perfctrfs_kunit_find {
+	struct dir_context dctx;
+	const char *want;
+	u64 ino;
+	bool found;
+};
+
+static bool perfctrfs_kunit_find_actor(struct dir_context *dctx,
+				       const char *name, int len, loff_t pos,
+				       u64 ino, unsigned int type)
+{
+	struct perfctrfs_kunit_find *f =
+		container_of(dctx, struct perfctrfs_kunit_find, dctx);
+
+	if (len == strlen(f->want) && !memcmp(name, f->want, len)) {
+		f->found = true;
+		f->ino = ino;
+	}
+	return true;
+}
+
+/* @path looks up to ENOENT; a dentry it gave anyway is put back. */
+static void perfctrfs_kunit_expect_enoent(struct kunit *test,
+					  const char *path)
+{
+	struct dentry *d = perfctrfs_kunit_walk(test, path);
+
+	KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(d), -ENOENT, "%s", path);
+	if (!IS_ERR(d))
+		dput(d);
+}
+
+/* One read of an open leaf into @buf, as read(2) through ->read_iter. */
+static ssize_t perfctrfs_kunit_read(struct file *f, char *buf, size_t size)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = size };
+	struct iov_iter iter;
+	struct kiocb kiocb;
+
+	init_sync_kiocb(&kiocb, f);
+	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, size);
+	return f->f_op->read_iter(&kiocb, &iter);
+}
+
+/*
+ * cgroup.<id> on the cgroup2 root.  Nothing has mounted cgroup2 at boot,
+ * and a cgroup that no mount shows is one nobody could open: the test
+ * makes an internal mount (the hierarchy's options are still unset at
+ * boot; a mount without options leaves them so).  KUnit runs as root in
+ * the initial cgroup namespace, so the root looks up, is listed at the
+ * inode number lookup gives, has the path "/" and a leaf below it; an
+ * inode of cgroupfs that is not a directory is ENOENT; a lookup makes no
+ * perf event.  Opening a leaf counts on the cgroup, or, without
+ * CONFIG_CGROUP_PERF, gets the EINVAL that perf_event_open(2) gives for
+ * PERF_FLAG_PID_CGROUP there.
+ */
+static void perfctrfs_kunit_cgroup(struct kunit *test)
+{
+	struct perfctrfs_kunit_ctx *ctx = test->priv;
+	struct perfctrfs_kunit_find *find;
+	struct file_system_type *type;
+	u64 root_id, procs_id, count;
+	char path[96], buf[32] = { };
+	struct dentry *d, *procs;
+	struct vfsmount *cg;
+	struct path p;
+	struct file *f;
+	u64 before;
+	ssize_t len;
+
+	find = kunit_kzalloc(test, sizeof(*find), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, find);
+	type = get_fs_type("cgroup2");
+	KUNIT_ASSERT_NOT_NULL(test, type);
+	cg = kern_mount(type);
+	put_filesystem(type);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cg);
+	root_id = d_inode(cg->mnt_root)->i_ino;
+	procs = lookup_positive_unlocked("cgroup.procs", cg->mnt_root,
+					 strlen("cgroup.procs"));
+	procs_id = IS_ERR(procs) ? 0 : d_inode(procs)->i_ino;
+	if (!IS_ERR(procs))
+		dput(procs);
+	KUNIT_EXPECT_NE(test, procs_id, 0ULL);
+
+	before = perfctrfs_kunit_next_id(test);
+	snprintf(path, sizeof(path), "all/cpu_clock/cgroup.%llu", root_id);
+	d = perfctrfs_kunit_walk(test, path);
+	KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(d), "%s", path);
+	if (!IS_ERR(d)) {
+		KUNIT_EXPECT_TRUE(test, d_is_dir(d));
+		KUNIT_EXPECT_EQ(test, perfctrfs_leaf(d_inode(d))->pid.kind,
+				PERFCTRFS_PID_CGROUP);
+		KUNIT_EXPECT_EQ(test, perfctrfs_leaf(d_inode(d))->pid.cgroup,
+				root_id);
+		len = vfs_getxattr(&init_user_ns, d, "user.perfctr.cgroup",
+				   buf, sizeof(buf) - 1);
+		KUNIT_EXPECT_EQ(test, len, 1L);
+		KUNIT_EXPECT_STREQ(test, buf, "/");
+		dput(d);
+	}
+	if (procs_id) {
+		snprintf(path, sizeof(path), "all/cpu_clock/cgroup.%llu",
+			 procs_id);
+		perfctrfs_kunit_expect_enoent(test, path);
+	}
+	snprintf(path, sizeof(path), "0/cpu_clock/cgroup.%llu/simple/0",
+		 root_id);
+	d = perfctrfs_kunit_walk(test, path);
+	KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(d), "%s", path);
+	KUNIT_EXPECT_EQ(test, perfctrfs_kunit_next_id(test) - before, 1ULL);
+
+	/* readdir lists it, at the inode number lookup gave */
+	snprintf(buf, sizeof(buf), "cgroup.%llu", root_id);
+	find->dctx.actor = perfctrfs_kunit_find_actor;
+	find->want = buf;
+	p.mnt = ctx->mnt;
+	p.dentry = perfctrfs_kunit_walk(test, "all/cpu_clock");
+	f = IS_ERR(p.dentry) ? ERR_CAST(p.dentry) :
+			       dentry_open(&p, O_RDONLY | O_DIRECTORY,
+					   current_cred());
+	if (!IS_ERR(p.dentry))
+		dput(p.dentry);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(f));
+	if (!IS_ERR(f)) {
+		KUNIT_EXPECT_EQ(test, iterate_dir(f, &find->dctx), 0);
+		fput(f);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, find->found, "%s not listed", buf);
+	snprintf(path, sizeof(path), "all/cpu_clock/%s", buf);
+	p.dentry = perfctrfs_kunit_walk(test, path);
+	if (find->found && !IS_ERR(p.dentry))
+		KUNIT_EXPECT_EQ(test, (u64)d_inode(p.dentry)->i_ino, find->ino);
+	if (!IS_ERR(p.dentry))
+		dput(p.dentry);
+
+	/* the leaf: a count on CPU 0, or perf's EINVAL without cgroup perf */
+	if (!IS_ERR(d)) {
+		p.dentry = d;
+		f = dentry_open(&p, O_RDONLY, current_cred());
+		dput(d);
+		KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(f),
+				IS_ENABLED(CONFIG_CGROUP_PERF) ? 0 : -EINVAL);
+		if (!IS_ERR(f)) {
+			memset(buf, 0, sizeof(buf));
+			len = perfctrfs_kunit_read(f, buf, sizeof(buf) - 1);
+			fput(f);
+			KUNIT_EXPECT_GT(test, len, 1L);
+			KUNIT_EXPECT_EQ_MSG(test, kstrtou64(buf, 10, &count), 0,
+					    "read '%s'", buf);
+		}
+	}
+	kern_unmount(cg);
+}
+#endif
+
 static struct kunit_case perfctrfs_kunit_cases[] = {
 	KUNIT_CASE(perfctrfs_kunit_levels),
 	KUNIT_CASE(perfctrfs_kunit_enoent),
@@ -325,6 +490,9 @@ static struct kunit_case perfctrfs_kunit_cases[] = {
 	KUNIT_CASE(perfctrfs_kunit_readdir),
 	KUNIT_CASE(perfctrfs_kunit_xattr),
 	KUNIT_CASE(perfctrfs_kunit_lookup_creates_nothing),
+#ifdef CONFIG_CGROUPS
+	KUNIT_CASE(perfctrfs_kunit_cgroup),
+#endif
 	{}
 };
 
