@@ -13,9 +13,12 @@
 # streams (last line, EOF, POLLHUP); and perf's own permission rule, by
 # comparing with what perf_event_open answers the same user.
 #
-# Needs a cgroup2 mount and a kernel with CONFIG_CGROUP_PERF, or every
-# test that counts skips saying which is missing.  Creating cgroups needs
-# root: the user run checks what a user sees of the cgroups that exist.
+# Runs against either backend: both resolve cgroups through a cgroup2
+# mount (the FUSE daemon's, the kernel's one cgroup2 superblock), which
+# the guest's /init makes.  Needs that mount and a kernel with
+# CONFIG_CGROUP_PERF, or every test that counts skips saying which is
+# missing.  Creating cgroups needs root: the user run checks what a user
+# sees of the cgroups that exist.
 
 load helpers
 
@@ -354,6 +357,8 @@ perf_as() {
 @test "a cgroup outside the caller's cgroup namespace does not look up; paths start at its root" {
 	require_cgroup_root
 	require_cmd unshare
+	# busybox's unshare (the guest's) has no -C
+	unshare -C true 2>/dev/null || skip "unshare cannot make a cgroup namespace (-C)"
 	local in sub out
 	mkdir -p "$B/ns/in/sub" "$B/out"
 	in=$(cg_id "$B/ns/in") sub=$(cg_id "$B/ns/in/sub") out=$(cg_id "$B/out")
