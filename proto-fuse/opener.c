@@ -114,11 +114,28 @@ static struct stat own_userns, own_pidns;
 
 /* ---- the opens themselves: in an opener, or in the daemon ------------ */
 
-static bool leader_exited(int fd)
+/*
+ * Has the task @pid (a thread's id included) exited?  Asked of a pidfd:
+ * a perf fd without a ring buffer polls POLLHUP whether its task lives
+ * or not, so the leader's fd cannot tell.
+ */
+static bool task_gone(pid_t pid)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = { .events = POLLIN };
+	bool gone;
+	long fd;
 
-	return syscall(SYS_poll, &p, 1, 0) == 1 && (p.revents & POLLHUP);
+	if (pid <= 0)
+		return false;
+	fd = syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
+	if (fd < 0 && errno == EINVAL)	/* before 6.9: processes only */
+		fd = syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return errno == ESRCH;
+	p.fd = fd;
+	gone = syscall(SYS_poll, &p, 1, 0) == 1 && (p.revents & POLLIN);
+	syscall(SYS_close, fd);
+	return gone;
 }
 
 /*
@@ -147,9 +164,14 @@ static int open_group(struct pf_open_req *r, int *fds, uint32_t *no_signal)
 			/*
 			 * The task exited between the leader and this
 			 * member: perf says ENODEV where a lone counter on
-			 * it would get ESRCH.
+			 * it would get ESRCH.  Any other refusal of a
+			 * member is perf's errno for the group.
 			 */
-			int err = m && leader_exited(fds[0]) ? ESRCH : errno;
+			int err = errno;
+
+			if (m && (err == ENODEV || err == ESRCH) &&
+			    task_gone(r->pid))
+				err = ESRCH;
 
 			while (m--)
 				syscall(SYS_close, fds[m]);

@@ -96,6 +96,24 @@ openers_of() {
 	[ -z "$bad" ] || die "root of a user namespace got more than perf gives it:$bad"
 }
 
+@test "150-hostile: a group member perf refuses alone gives the group perf's errno, not ENOENT" {
+	local g spec l f
+	if is_root; then
+		[ -w "$PARANOID" ] || skip "no writable $PARANOID"
+		set_paranoid 2
+	fi
+	[ "$(cat "$PARANOID")" -ge 2 ] ||
+		skip "perf_event_paranoid < 2: perf lets every user count the kernel"
+	# the leader counts user time only; the member, the kernel's too
+	g="task_clock:u+task_clock"
+	spec="$(perf_spec task_clock:u)+$(perf_spec task_clock)" || die "no encoding for task_clock"
+	f=$(as_u1 "$H/perfopen" "$spec" 2>&1)
+	f=${f%% *}
+	[ "$f" != ok ] || skip "perf lets $U1 count the kernel: no member to refuse"
+	l=$(result_of "$(as_u1 "$H/leafio" "$(leaf all "$g" self simple 0)" read 2>&1)")
+	assert_eq "$l" "$f" "open of $g as $U1, whose member perf refuses"
+}
+
 # ---- pid namespaces: both backends --------------------------------------
 
 # Run "sh -c SCRIPT ARGS..." as pid 1 of a new pid namespace with its own
