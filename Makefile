@@ -9,12 +9,15 @@
 #                   qemu-x86 qemu-ppc
 #   make check-debug  the x86_64 guest on a KASAN, lockdep, kmemleak kernel
 #                   (tests/qemu/run.sh x86_64-debug; not part of make check)
+#   make check-612  the x86_64 guest on Linux 6.12 LTS (tests/qemu/run.sh
+#                   x86_64-612; not part of make check, see
+#                   tests/qemu/README.md for its time)
 #   make fuzz       libFuzzer over the grammar and the daemon (FUZZ_SECONDS)
 #   make bench      perfctrfs against perf_event_open(2), ratios in one run
 #                   (BENCH_RUNS=N: N runs, each operation from its median)
 #   make install    daemon, tools, man pages, systemd unit (DESTDIR, PREFIX)
 
-.PHONY: all check check-debug bench fuzz install uninstall clean
+.PHONY: all check check-debug check-612 bench fuzz install uninstall clean
 all:
 	$(MAKE) -C tests/unit
 	$(MAKE) -C proto-fuse
@@ -25,6 +28,9 @@ check:
 
 check-debug:
 	scripts/check.sh qemu-x86-debug
+
+check-612:
+	scripts/check.sh qemu-x86-612
 
 check-%:
 	scripts/check.sh $*

@@ -35,10 +35,11 @@ declare -A cmd=(
 	[qemu-x86]="tests/qemu/run.sh x86_64"
 	[qemu-ppc]="tests/qemu/run.sh ppc64le"
 	[qemu-x86-debug]="tests/qemu/run.sh x86_64-debug"
+	[qemu-x86-612]="tests/qemu/run.sh x86_64-612"
 )
-declare -A background=([qemu-x86]=1 [qemu-ppc]=1 [qemu-x86-debug]=1)
-# qemu-x86-debug (make check-debug) is not in the default order: see
-# tests/qemu/README.md for its time.
+declare -A background=([qemu-x86]=1 [qemu-ppc]=1 [qemu-x86-debug]=1 [qemu-x86-612]=1)
+# qemu-x86-debug (make check-debug) and qemu-x86-612 (make check-612) are
+# not in the default order: see tests/qemu/README.md for their times.
 order=(deps build qemu-x86 qemu-ppc unit fuse tools hardening)
 [ $# -gt 0 ] && order=("$@")
 
