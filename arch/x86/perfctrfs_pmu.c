@@ -10,13 +10,13 @@
  * KUnit cases at the bottom call with recorded inputs, so they are tested
  * on machines without a PMU too.
  */
+#include <linux/cpufeature.h>
 #include <linux/kernel.h>
 #include <linux/perf_event.h>
 #include <linux/perfctrfs.h>
+#include <linux/processor.h>
 #include <linux/string.h>
-#include <asm/cpufeature.h>
 #include <asm/perf_event.h>
-#include <asm/processor.h>
 
 #include "events/perf_event.h"
 #include "../../fs/perfctrfs/compat.h"

@@ -80,7 +80,7 @@ static const struct cred *perfctrfs_probe_cred;
 static atomic_t perfctrfs_hp_gen = ATOMIC_INIT(0);
 
 /* The event_source bus: static in kernel/events/core.c, found via a PMU. */
-static PERFCTRFS_BUS_CONST struct bus_type *perfctrfs_bus;
+static perfctrfs_bus_type *perfctrfs_bus;
 static DEFINE_MUTEX(perfctrfs_bus_lock);
 
 static void perfctrfs_attr_init(struct perf_event_attr *attr,
@@ -145,7 +145,7 @@ static bool perfctrfs_probe_one(const struct perfctrfs_cpu *cpu,
 	return true;
 }
 
-static PERFCTRFS_BUS_CONST struct bus_type *perfctrfs_pmu_bus(void)
+static perfctrfs_bus_type *perfctrfs_pmu_bus(void)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -334,7 +334,7 @@ int perfctrfs_cat_prop(const char *name, size_t len, const char *prop,
 		.buf = buf, .size = size, .len = -ENODATA,
 	};
 	const char *colon = memchr(name, ':', len);
-	PERFCTRFS_BUS_CONST struct bus_type *bus = perfctrfs_pmu_bus();
+	perfctrfs_bus_type *bus = perfctrfs_pmu_bus();
 	const char *dot;
 	struct device *dev;
 	struct pmu *pmu;
@@ -632,7 +632,7 @@ struct perfctrfs_cat *perfctrfs_cat_build(void)
 {
 	struct perfctrfs_build b = { };
 	struct perfctrfs_cat *cat;
-	PERFCTRFS_BUS_CONST struct bus_type *bus;
+	perfctrfs_bus_type *bus;
 	unsigned int i, j;
 	int ret;
 

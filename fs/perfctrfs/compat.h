@@ -35,9 +35,9 @@
 #endif
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-#define PERFCTRFS_BUS_CONST	const
+#define perfctrfs_bus_type	const struct bus_type
 #else
-#define PERFCTRFS_BUS_CONST
+#define perfctrfs_bus_type	struct bus_type
 #endif
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
