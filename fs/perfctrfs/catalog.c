@@ -34,6 +34,7 @@
 #include <linux/perf_event.h>
 #include <linux/perfctrfs.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -849,7 +850,7 @@ int perfctrfs_catalog_init(void)
 {
 	int ret;
 
-	perfctrfs_probe_cred = prepare_kernel_cred(NULL);
+	perfctrfs_probe_cred = prepare_kernel_cred(&init_task);
 	if (!perfctrfs_probe_cred)
 		return -ENOMEM;
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
