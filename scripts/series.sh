@@ -360,8 +360,10 @@ cover() {	# the cover letter's subject and body
 	open against perf_event_open(2) for the same caller, including user
 	and pid namespaces; on POWER9, instruction counts exact to
 	perf_event_open(2)'s within 0.1%%, groups and multiplexing; and on
-	6.1 a KASAN, lockdep and kmemleak kernel.  Each patch of this series
-	builds with W=1 and passes checkpatch.pl --strict.
+	6.1 a KASAN, lockdep and kmemleak kernel.  Every patch of this series
+	applies with git am and passes checkpatch.pl --strict, and the
+	series' final tree is the one those tests built, with W=1 and no
+	warning in these files.
 
 	The series is against Debian's linux-source-%s.
 	''' % ('\n'.join(rows), base)
