@@ -19,7 +19,8 @@
 #   - every patch applies with git am, in order;
 #   - every patch passes checkpatch.pl --strict (BASE's own);
 #     FILE_PATH_CHANGES ("does MAINTAINERS need updating?") is ignored:
-#     the MAINTAINERS entry is the series' last patch, as asked;
+#     the MAINTAINERS entry is the series' last patch, as asked; on 6.1
+#     also EMBEDDED_FILENAME, a false positive that checkpatch fixed;
 #   - the final tree equals what tests/qemu/run.sh builds for BASE (the
 #     base's kernel/patches applied, the clone's files laid over, compat.h
 #     resolved), in every file the tests use;
@@ -393,6 +394,12 @@ configure() {
 	make -s -C "$tree" O="$obj" ARCH=x86_64 olddefconfig
 }
 
+# 6.1's checkpatch finds "fs/Kconfig" inside source "fs/perfctrfs/Kconfig"
+# (EMBEDDED_FILENAME without the word boundaries later checkpatch uses).
+# Its SPDX check runs "python3" from PATH and needs ply: Debian's python3
+# (python3-ply) first.
+ignore=
+[ "$base" = 6.1 ] && ignore=,EMBEDDED_FILENAME
 fresh check
 mapfile -t series < <(find "$out" -name '0*.patch' ! -name '0000-*' | LC_ALL=C sort)
 for p in "${series[@]}"; do
@@ -404,7 +411,8 @@ for p in "${series[@]}"; do
 		cat "$work/am.log" >&2
 		break
 	fi
-	if (cd "$tree" && scripts/checkpatch.pl --strict --ignore FILE_PATH_CHANGES -q "$p") > "$work/checkpatch.log" 2>&1; then
+	if (cd "$tree" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict \
+		--ignore "FILE_PATH_CHANGES$ignore" -q "$p") > "$work/checkpatch.log" 2>&1; then
 		tap OK "$name passes checkpatch.pl --strict"
 	else
 		tap FAIL "$name passes checkpatch.pl --strict"
