@@ -26,10 +26,12 @@
  * counter on a busy CPU overflows at every event, and a signal per event
  * would fill the user's signal queue (RLIMIT_SIGPENDING: other processes
  * of the user then fail timer_create() with EAGAIN) and keep this loop
- * and pf_lock busy for nobody.  The tick keeps "N events since the last line" sound when the
- * count is a sum whose rise need not make any one counter overflow
- * (inherited children count on their own period), and when the signal
- * queue overflowed (SIGIO, no fd).
+ * and pf_lock busy for nobody; while they are on, sigq_cap() bounds how
+ * many can wait in the queue.  The tick keeps "N events since the last
+ * line" sound when the count is a sum whose rise need not make any one
+ * counter overflow (inherited children count on their own period).  A
+ * SIGIO says the queue was full (no fd): every waiting file is looked at,
+ * which in a storm is routine, not rare.
  *
  * Everything here runs under pf_lock, except the read of a period-0
  * leaf (read_period0()), which takes only its own file's line0_lock.
@@ -824,7 +826,7 @@ static bool read_signals(void)
 			struct pf_file *f;
 			uint32_t fd = si[i].ssi_fd;
 
-			/* SIGIO: the signal queue overflowed, fd unknown */
+			/* SIGIO: past SIGQ_MAX queued (sigq_cap()), fd unknown */
 			if ((int)si[i].ssi_signo != SIG_WAKE ||
 			    fd >= nr_fd_keys) {
 				all = true;
