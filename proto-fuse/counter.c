@@ -26,10 +26,12 @@
  * counter on a busy CPU overflows at every event, and a signal per event
  * would fill the user's signal queue (RLIMIT_SIGPENDING: other processes
  * of the user then fail timer_create() with EAGAIN) and keep this loop
- * and pf_lock busy for nobody.  The tick keeps "N events since the last line" sound when the
- * count is a sum whose rise need not make any one counter overflow
- * (inherited children count on their own period), and when the signal
- * queue overflowed (SIGIO, no fd).
+ * and pf_lock busy for nobody; while they are on, sigq_cap() bounds how
+ * many can wait in the queue.  The tick keeps "N events since the last
+ * line" sound when the count is a sum whose rise need not make any one
+ * counter overflow (inherited children count on their own period).  A
+ * SIGIO says the queue was full (no fd): every waiting file is looked at,
+ * which in a storm is routine, not rare.
  *
  * Everything here runs under pf_lock, except the read of a period-0
  * leaf (read_period0()), which takes only its own file's line0_lock.
@@ -48,6 +50,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -67,6 +70,7 @@
 #define RB_PAGES_MIN	2	/* a set's ring, when many share the budget */
 #define TICK_NS		100000000ULL	/* fallback tick: 100ms */
 #define SIG_READS	4		/* signalfd reads a wakeup, see read_signals() */
+#define SIGQ_MAX	1024		/* signals queued to us, see sigq_cap() */
 #define MAX_SETS	65000	/* fits the 16-bit index in epoll data */
 
 #define IDX_TIMER	0
@@ -822,7 +826,7 @@ static bool read_signals(void)
 			struct pf_file *f;
 			uint32_t fd = si[i].ssi_fd;
 
-			/* SIGIO: the signal queue overflowed, fd unknown */
+			/* SIGIO: past SIGQ_MAX queued (sigq_cap()), fd unknown */
 			if ((int)si[i].ssi_signo != SIG_WAKE ||
 			    fd >= nr_fd_keys) {
 				all = true;
@@ -1768,12 +1772,36 @@ void pf_file_release(struct pf_file *f)
 	file_destroy(f);
 }
 
+/*
+ * Overflow signals are queued to the daemon and charged to its user's
+ * pending-signal count, which every process of that user (root) shares.
+ * A user's two period-1 page_faults readers queued 79,226 of root's
+ * 96,367: sigqueue(), timer_create() and mq_notify() of any root process
+ * then fail with EAGAIN, and this loop read the stale signals for seconds
+ * after the readers had gone.  The kernel checks the count against the
+ * receiver's own RLIMIT_SIGPENDING, so lowering ours bounds what we can
+ * take; past it an overflow is sent as a plain SIGIO (one pending at
+ * most), and read_signals() kicks every waiting file.
+ */
+static void sigq_cap(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_SIGPENDING, &rl) || rl.rlim_cur <= SIGQ_MAX)
+		return;
+	rl.rlim_cur = SIGQ_MAX;
+	if (setrlimit(RLIMIT_SIGPENDING, &rl))
+		pf_log(LOG_WARNING, "cannot cap queued signals at %d: %m",
+		       SIGQ_MAX);
+}
+
 int pf_counter_init(void)
 {
 	sigset_t mask;
 	int err;
 
 	page_size = sysconf(_SC_PAGESIZE);
+	sigq_cap();
 	/* blocked in every thread (they inherit this mask): read by sigfd */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIG_WAKE);

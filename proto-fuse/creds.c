@@ -7,13 +7,15 @@
  *    gids and its supplementary groups, as /proc shows them to the daemon
  *    (the daemon's user namespace: ids the caller's namespace does not
  *    map are still the kernel's ids);
- *  - it holds the caller's effective capabilities only when the caller is
- *    in the daemon's own user namespace.  Capabilities in any other user
- *    namespace (unshare -Ur, a rootless container) are relative to that
- *    namespace, and perf judges CAP_PERFMON against the initial one: an
- *    opener there holds none;
- *  - it lives in the caller's pid namespace, so two callers alike in every
- *    id but in different pid namespaces get different openers;
+ *  - it holds the caller's effective capabilities in the caller's user
+ *    namespace, which it joins (opener.c): capabilities of unshare -Ur or
+ *    a rootless container are relative to that namespace, and there they
+ *    reach what they reach for perf (not CAP_PERFMON, which perf asks of
+ *    the initial one);
+ *  - it lives in the caller's user and pid namespaces, so two callers
+ *    alike in every id but in different namespaces get different openers;
+ *  - only a caller with the daemon's ids and capabilities, in the
+ *    daemon's user namespace, may target the daemon;
  *  - a status that lacks any of these lines is refused (EIO): an opener is
  *    never made from a guess.
  */

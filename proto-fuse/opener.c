@@ -11,10 +11,11 @@
  *  - the daemon's threads never change credentials;
  *  - an opener is a process forked from the daemon that takes the
  *    credentials creds.c decides for the caller (its uids, gids and
- *    groups; its capabilities only when the caller is in the daemon's user
- *    namespace), drops every other capability and descriptor, becomes
- *    non-dumpable, and enters the caller's pid namespace, so that pid
- *    numbers and ptrace checks mean there what they mean to the caller;
+ *    groups), joins the caller's user namespace and holds its
+ *    capabilities there, drops every other capability and descriptor,
+ *    becomes non-dumpable, and enters the caller's pid namespace, so that
+ *    pid numbers and ptrace checks mean there what they mean to the
+ *    caller;
  *  - it reads requests ("open this group on pid P, cpu C") from a
  *    SOCK_SEQPACKET socket, makes the calls, and sends the fds back with
  *    SCM_RIGHTS; perf's errno goes back as it is;

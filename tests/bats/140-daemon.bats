@@ -218,9 +218,9 @@ storm_beside() {
 	sp=$!
 	lf=$(leaf all task_clock:u "$sp" irq 10000)
 	"$H/leafio" "$lf" sleep=500 \
-		sh="grep -H ctxt_switches /proc/$PERFCTR_DAEMON_PID/task/*/status > $BATS_TEST_TMPDIR/w0" \
+		sh="grep -H -e ctxt_switches -e SigQ /proc/$PERFCTR_DAEMON_PID/status /proc/$PERFCTR_DAEMON_PID/task/*/status > $BATS_TEST_TMPDIR/w0" \
 		sleep=3000 \
-		sh="grep -H ctxt_switches /proc/$PERFCTR_DAEMON_PID/task/*/status > $BATS_TEST_TMPDIR/w1" \
+		sh="grep -H -e ctxt_switches -e SigQ /proc/$PERFCTR_DAEMON_PID/status /proc/$PERFCTR_DAEMON_PID/task/*/status > $BATS_TEST_TMPDIR/w1" \
 		read > "$BATS_TEST_TMPDIR/out" 3>&- || die "leafio: $(cat "$BATS_TEST_TMPDIR/out")"
 	# every thread's switches, for whoever reads a failure
 	paste "$BATS_TEST_TMPDIR/w0" "$BATS_TEST_TMPDIR/w1" | sed 's/^/# /' >&3

@@ -686,6 +686,40 @@ nest_script() {
 	fi
 }
 
+@test "150-hostile: period-1 storms leave the daemon user's signal queue room for everyone else" {
+	# Period-N leaves wake the daemon by overflow signal, queued to it and
+	# charged to its user (root): the pending-signal count every root
+	# process shares.  Two period-1 page_faults readers on faulting
+	# processes once queued 79,226 of root's 96,367 (then sigqueue and
+	# timer_create of any root process fail with EAGAIN), and the daemon
+	# drained them for seconds after the readers had gone.
+	require_fuse
+	local limit bound i q max=0 faulters=()
+	limit=$(awk '/^Max pending signals/ { print $4 }' /proc/1/limits)
+	is_count "$limit" || die "no pending-signal limit in /proc/1/limits: '$limit'"
+	for i in 1 2; do
+		( while :; do "$H/pagetouch" 2000; done ) >/dev/null 2>&1 3>&- &
+		faulters+=($!)
+		timeout $((4 * SLOW)) cat "$(leaf all page_faults$U "$!" simple 1)" \
+			> "$BATS_TEST_TMPDIR/storm.$i" 2>&1 3>&- &
+	done
+	for i in $(seq 1 $((40 * SLOW))); do
+		q=$(awk '/^SigQ:/ { split($2, a, "/"); print a[1] }' /proc/"$PERFCTR_DAEMON_PID"/status)
+		is_count "$q" && [ "$q" -gt "$max" ] && max=$q
+		sleep 0.1
+	done
+	kill "${faulters[@]}"
+	wait || true
+	echo "# most signals queued to the daemon's user during two period-1 storms: $max (its limit: $limit)" >&3
+	# a sixteenth of the limit (2,048 where that is less) leaves room
+	bound=$((limit / 16 < 2048 ? 2048 : limit / 16))
+	assert_le "$max" "$bound" "signals queued to the daemon's user"
+	# and the storms were storms: their readers got lines
+	for i in 1 2; do
+		assert_ge "$(grep -cE '^[0-9]+$' "$BATS_TEST_TMPDIR/storm.$i")" 45 "lines of period-1 reader $i"
+	done
+}
+
 @test "one user out of its share of counters gets EMFILE; other users and root still open" {
 	require_fuse
 	require_root

@@ -5,9 +5,10 @@
  * /proc/<tid>/status:
  *  - every line an opener depends on must be there, or nothing is decided;
  *  - uids, gids and groups are the caller's, each of the four ids as is;
- *  - capabilities only in the daemon's user namespace (unshare -Ur and
- *    rootless containers get none, however full their CapEff);
- *  - one opener per credential set and pid namespace, groups as a set;
+ *  - capabilities kept, and keyed by the caller's user namespace, where
+ *    its opener holds them (unshare -Ur and rootless containers: there);
+ *  - one opener per credential set and user and pid namespace, groups as
+ *    a set;
  *  - only the daemon's own credentials may target the daemon;
  *  - pid numbers in the caller's pid namespace.
  *
