@@ -24,9 +24,10 @@
  *    most PF_OPENER_MAX;
  *  - a caller may signal, stop, prlimit or kill its own opener (it has
  *    its uid): that only fails its own opens.  An opener found stopped
- *    while a reply is late is retired at once (EAGAIN), so a stopped one
- *    never holds a daemon thread for long; one that is merely slow (a
- *    loaded machine) is waited for, up to PF_OPENER_TIMEOUT seconds;
+ *    while a reply is late is retired at once (EAGAIN), and the requests
+ *    queued behind that one give up with it, so a stopped one never
+ *    holds a daemon thread for long; one that is merely slow (a loaded
+ *    machine) is waited for, up to PF_OPENER_TIMEOUT seconds;
  *  - a retired opener is killed (SIGKILL, through a pidfd taken while
  *    its parent still held its pid): one its user stopped would never
  *    read the EOF, and would stay in the daemon's cgroup, outside its
@@ -41,7 +42,8 @@
  * for callers with the daemon's own credentials only.
  *
  * Locking: pool_lock guards the list and is held while one is made (a
- * fork); each opener's lock serialises its requests.  Neither is pf_lock.
+ * fork); each opener's lock serialises its requests and guards its
+ * failed.  Neither is pf_lock.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -105,6 +107,8 @@ struct pf_opener {
 					 * -1: no pidfd_open here */
 	int sock;
 	pthread_mutex_t lock;		/* one request at a time */
+	int failed;			/* under lock: the -errno that ended it;
+					 * later requests give up at once */
 	unsigned int users;		/* holders; under pool_lock */
 	bool dead;			/* under pool_lock: out of the pool,
 					 * freed at its last put */
@@ -774,6 +778,7 @@ static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
 {
 	struct pf_opener *o;
 	int err, tries;
+	bool asked;
 
 	/* a caller that killed its own opener gets one fresh try */
 	for (tries = 0; tries < 2; tries++) {
@@ -781,13 +786,23 @@ static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
 		if (err)
 			return err;
 		pthread_mutex_lock(&o->lock);
-		if (send(o->sock, req, sizeof(*req), MSG_NOSIGNAL) !=
-		    sizeof(*req))
-			err = -EPIPE;
-		else
-			err = opener_recv(o->sock, o->pid, rep, fds);
+		/*
+		 * Requests queued behind the one that found the opener dead
+		 * share its answer, not one PF_OPENER_PATIENCE each.
+		 */
+		err = o->failed;
+		asked = !err;
+		if (asked) {
+			if (send(o->sock, req, sizeof(*req), MSG_NOSIGNAL) !=
+			    sizeof(*req))
+				err = -EPIPE;
+			else
+				err = opener_recv(o->sock, o->pid, rep, fds);
+			if (err != -EMFILE)
+				o->failed = err;
+		}
 		pthread_mutex_unlock(&o->lock);
-		if (err == -ETIMEDOUT)
+		if (asked && err == -ETIMEDOUT)
 			pf_log(LOG_WARNING, "the opener of uid %u (pid %d) is stopped, or gave no reply in %d s: retired",
 			       (unsigned int)c->creds.uid[0], (int)o->pid,
 			       PF_OPENER_TIMEOUT);
