@@ -24,9 +24,15 @@
  *    most PF_OPENER_MAX;
  *  - a caller may signal, stop, prlimit or kill its own opener (it has
  *    its uid): that only fails its own opens.  An opener found stopped
- *    while a reply is late is retired at once (EAGAIN), so a stopped one
- *    never holds a daemon thread for long; one that is merely slow (a
- *    loaded machine) is waited for, up to PF_OPENER_TIMEOUT seconds;
+ *    while a reply is late is retired at once (EAGAIN), and the requests
+ *    queued behind that one give up with it, so a stopped one never
+ *    holds a daemon thread for long; one that is merely slow (a loaded
+ *    machine) is waited for, up to PF_OPENER_TIMEOUT seconds;
+ *  - a retired opener is killed (SIGKILL, through a pidfd taken while
+ *    its parent still held its pid): one its user stopped would never
+ *    read the EOF, and would stay in the daemon's cgroup, outside its
+ *    user's limits.  Each live opener costs the daemon two fds, its
+ *    socket and its pidfd: at most 2 * PF_OPENER_MAX;
  *  - a pid namespace that dies takes its openers with it; a new one may
  *    get the same inode number, and so the stale pool entry: its socket
  *    is dead, and the one retry makes a fresh opener.
@@ -36,7 +42,8 @@
  * for callers with the daemon's own credentials only.
  *
  * Locking: pool_lock guards the list and is held while one is made (a
- * fork); each opener's lock serialises its requests.  Neither is pf_lock.
+ * fork); each opener's lock serialises its requests and guards its
+ * failed.  Neither is pf_lock.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -96,8 +103,12 @@ struct pf_opener {
 	struct pf_opener *next;
 	struct pf_creds creds;
 	pid_t pid;			/* in the daemon's pid namespace */
+	int pidfd;			/* killed through it when retired;
+					 * -1: no pidfd_open here */
 	int sock;
 	pthread_mutex_t lock;		/* one request at a time */
+	int failed;			/* under lock: the -errno that ended it;
+					 * later requests give up at once */
 	unsigned int users;		/* holders; under pool_lock */
 	bool dead;			/* under pool_lock: out of the pool,
 					 * freed at its last put */
@@ -472,48 +483,98 @@ static int opener_recv(int s, pid_t pid, struct pf_open_rep *rep, int *fds)
 	return 0;
 }
 
+/*
+ * SIGKILL the opener @pidfd names, and close it.  A pidfd, never a
+ * kill(): the opener is nobody's child, and its pid may be another
+ * process's by now.  Its uid is its user's, so this takes CAP_KILL in
+ * its user namespace: the daemon's or one below (FUSE admits no caller
+ * from elsewhere), where root of the daemon's has it; its pid namespace
+ * is ours or one below, as pidfd_send_signal requires.
+ */
+static void opener_kill(pid_t pid, int pidfd)
+{
+	if (pidfd < 0)
+		return;
+	if (syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) &&
+	    errno != ESRCH)
+		pf_log(LOG_WARNING, "cannot kill the retired opener %d: %s",
+		       (int)pid, strerror(errno));
+	close(pidfd);
+}
+
+/*
+ * Retire @o for good.  The EOF on its socket ends a running opener; one
+ * that its user stopped never reads it, and would stay, stopped, in the
+ * daemon's cgroup, outside every limit of its user's: so it is killed.
+ * Without pidfd_open (before Linux 5.3) only the EOF is left, and a
+ * stopped opener stays until its user continues it.
+ */
 static void opener_free(struct pf_opener *o)
 {
-	/*
-	 * It exits at the EOF (a stopped one once continued).  Never a
-	 * kill(): it is nobody's child, and its pid may be another
-	 * process's by now.
-	 */
+	opener_kill(o->pid, o->pidfd);
 	close(o->sock);
 	pthread_mutex_destroy(&o->lock);
 	free(o);
 }
 
 /*
- * Fork the opener for @c.  The first child enters the caller's pid
- * namespace (@nsfd, or ours when -1) and forks the opener there, tells us
- * its pid and exits, so the opener is nobody's child to reap.  The opener
- * joins the caller's user namespace (@unsfd, or ours when -1) once it has
- * the caller's ids.
+ * A pidfd for the opener @pid that the intermediate child forked: taken
+ * while that child lives, so the pid cannot be anyone else's yet.  0 with
+ * -1 in @pidfd where this kernel (or a seccomp filter) has no pidfd_open.
+ */
+static int opener_pidfd(pid_t pid, int *pidfd)
+{
+	long r = syscall(SYS_pidfd_open, pid, 0);
+
+	*pidfd = -1;
+	if (r >= 0) {
+		*pidfd = r;
+		return 0;
+	}
+	return errno == ENOSYS || errno == EPERM ? 0 : -errno;
+}
+
+/*
+ * Fork the opener for @c.  The first child ("mid") enters the caller's
+ * pid namespace (@nsfd, or ours when -1) and forks the opener there,
+ * tells us its pid, and waits for the EOF on @hold before it exits, so
+ * the opener is nobody's child to reap.  While mid waits, the opener is
+ * its unreaped child, whose pid no other process can have: we take the
+ * pidfd that kills it at retirement then (or kill it by its pid, when
+ * that fails).  The opener joins the caller's user namespace (@unsfd, or
+ * ours when -1) once it has the caller's ids.
  */
 static int opener_spawn(const struct pf_creds *c, int nsfd, int unsfd,
 			struct pf_opener **out)
 {
 	struct pf_open_rep rep;
 	struct pf_opener *o;
-	int sv[2], pp[2], err, st;
+	int sv[2], pp[2], hold[2], pidfd = -1, err, st;
 	pid_t mid, pid = -EIO;
+	ssize_t n;
+	char b;
 
 	if (pipe2(pp, O_CLOEXEC))
 		return -errno;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+	if (pipe2(hold, O_CLOEXEC)) {
 		err = -errno;
 		goto out_pipe;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		err = -errno;
+		goto out_hold;
 	}
 	mid = fork();
 	if (mid < 0) {
 		err = -errno;
 		close(sv[0]);
 		close(sv[1]);
-		goto out_pipe;
+		goto out_hold;
 	}
 	if (mid == 0) {
+		/* the opener must not hold hold[1]: only our EOF frees mid */
 		close(sv[0]);
+		close(hold[1]);
 		if (nsfd >= 0 && setns(nsfd, CLONE_NEWPID))
 			pid = -errno;
 		else
@@ -522,30 +583,45 @@ static int opener_spawn(const struct pf_creds *c, int nsfd, int unsfd,
 			opener_main(sv[1], unsfd, c);
 		if (pid < 0)
 			pid = -errno;
-		if (write(pp[1], &pid, sizeof(pid)) != sizeof(pid))
+		if (write(pp[1], &pid, sizeof(pid)) != sizeof(pid)) {
+			if (pid > 0)
+				kill(pid, SIGKILL);	/* nobody could */
 			_exit(1);
+		}
+		while (pid > 0 && read(hold[0], &b, 1) < 0 && errno == EINTR)
+			;
 		_exit(0);
 	}
 	spawning = mid;
 	close(sv[1]);
 	close(pp[1]);
-	pp[1] = -1;
+	close(hold[0]);
+	while ((n = read(pp[0], &pid, sizeof(pid))) < 0 && errno == EINTR)
+		;
+	err = n != sizeof(pid) ? -EIO : pid < 0 ? pid : 0;
+	if (!err) {
+		err = opener_pidfd(pid, &pidfd);
+		if (err)
+			kill(pid, SIGKILL);	/* still mid's, unreaped */
+	}
+	close(hold[1]);			/* mid may go */
 	while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
 		;
 	spawning = 0;
-	if (read(pp[0], &pid, sizeof(pid)) != sizeof(pid) || pid < 0) {
-		err = pid < 0 ? pid : -EIO;
-		close(sv[0]);
-		goto out_pipe;
-	}
 	close(pp[0]);
+	if (err) {
+		close(sv[0]);
+		return err;
+	}
 	o = calloc(1, sizeof(*o));
 	if (!o) {
-		close(sv[0]);	/* it exits at the EOF */
+		opener_kill(pid, pidfd);
+		close(sv[0]);
 		return -ENOMEM;
 	}
 	o->creds = *c;
 	o->pid = pid;
+	o->pidfd = pidfd;
 	o->sock = sv[0];
 	pthread_mutex_init(&o->lock, NULL);
 	/* its first word says whether it became the caller */
@@ -561,10 +637,12 @@ static int opener_spawn(const struct pf_creds *c, int nsfd, int unsfd,
 	*out = o;
 	return 0;
 
+out_hold:
+	close(hold[0]);
+	close(hold[1]);
 out_pipe:
 	close(pp[0]);
-	if (pp[1] >= 0)
-		close(pp[1]);
+	close(pp[1]);
 	return err;
 }
 
@@ -700,6 +778,7 @@ static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
 {
 	struct pf_opener *o;
 	int err, tries;
+	bool asked;
 
 	/* a caller that killed its own opener gets one fresh try */
 	for (tries = 0; tries < 2; tries++) {
@@ -707,13 +786,23 @@ static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
 		if (err)
 			return err;
 		pthread_mutex_lock(&o->lock);
-		if (send(o->sock, req, sizeof(*req), MSG_NOSIGNAL) !=
-		    sizeof(*req))
-			err = -EPIPE;
-		else
-			err = opener_recv(o->sock, o->pid, rep, fds);
+		/*
+		 * Requests queued behind the one that found the opener dead
+		 * share its answer, not one PF_OPENER_PATIENCE each.
+		 */
+		err = o->failed;
+		asked = !err;
+		if (asked) {
+			if (send(o->sock, req, sizeof(*req), MSG_NOSIGNAL) !=
+			    sizeof(*req))
+				err = -EPIPE;
+			else
+				err = opener_recv(o->sock, o->pid, rep, fds);
+			if (err != -EMFILE)
+				o->failed = err;
+		}
 		pthread_mutex_unlock(&o->lock);
-		if (err == -ETIMEDOUT)
+		if (asked && err == -ETIMEDOUT)
 			pf_log(LOG_WARNING, "the opener of uid %u (pid %d) is stopped, or gave no reply in %d s: retired",
 			       (unsigned int)c->creds.uid[0], (int)o->pid,
 			       PF_OPENER_TIMEOUT);
@@ -982,6 +1071,12 @@ int pf_opener_init(const char **why)
 		*why = "a test opener could not take another user's credentials (needs CAP_SETUID, CAP_SETGID, CAP_SETPCAP, CAP_SYS_ADMIN)";
 		return err;
 	}
+	/* signal 0: may we kill an opener that is another user's? */
+	if (o->pidfd < 0)
+		pf_log(LOG_WARNING, "no pidfd_open here: an opener that its user stopped stays, stopped, until continued");
+	else if (syscall(SYS_pidfd_send_signal, o->pidfd, 0, NULL, 0))
+		pf_log(LOG_WARNING, "cannot signal openers (%s; CAP_KILL?): an opener that its user stopped stays, stopped, until continued",
+		       strerror(errno));
 	opener_free(o);
 	separated = true;
 	return 0;

@@ -27,11 +27,16 @@ setup() {
 		U1=$(id -un) U2=
 	fi
 	extra=
+	stopper=
 }
 
 teardown() {
 	kill_bg_jobs
 	[ -n "$extra" ] && umount_extra "$extra"
+	# a test that stops $stopper's openers failed: let them read their EOF
+	if [ -n "$stopper" ]; then
+		kill -CONT $(stopped_openers_of "$stopper") 2>/dev/null || true
+	fi
 	restore_paranoid
 	true
 }
@@ -69,6 +74,31 @@ openers_of() {
 		# the openers of the daemon serving $M carry its command line
 		tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -qF " $M" || continue
 		echo "${p#/proc/}"
+	done
+}
+
+# The openers of user $1 (any namespace) that are stopped: State T, or t
+# (a tracer's stop).  A zombie has no command line: it is no opener here.
+stopped_openers_of() {
+	local p
+	for p in $(openers_of "$1"); do
+		case $(awk '/^State:/ { print $2 }' "/proc/$p/status" 2>/dev/null) in
+		[Tt]) echo "$p" ;;
+		esac
+	done
+}
+
+# The openers of user $1 that a caller in this shell's user and pid
+# namespaces gets, and that are not stopped.
+running_openers_here() {
+	local p pidns
+	pidns=$(readlink /proc/self/ns/pid)
+	for p in $(openers_of "$1" here); do
+		[ "$(readlink "/proc/$p/ns/pid" 2>/dev/null)" = "$pidns" ] || continue
+		case $(awk '/^State:/ { print $2 }' "/proc/$p/status" 2>/dev/null) in
+		[TtZX] | "") ;;
+		*) echo "$p" ;;
+		esac
 	done
 }
 
@@ -656,6 +686,40 @@ nest_script() {
 	for p in $ops; do
 		wait_until "! kill -0 $p 2>/dev/null" 100 || die "the stopped opener $p was not retired"
 	done
+}
+
+@test "150-hostile: an opener its user stops is killed when retired: ten stop-and-open rounds leave no stopped opener" {
+	# The opener has the user's uid, so the user may stop it.  Retiring it
+	# only closed its socket, an EOF a stopped process never reads: each
+	# round left one process in the daemon's cgroup for good, outside the
+	# user's RLIMIT_NPROC and logind, until the service's TasksMax left no
+	# user an opener.  Nobody sends SIGCONT here.
+	require_fuse
+	require_root
+	local lf ops left i
+	lf=$(leaf all task_clock:u self simple 0)
+	stopper=$U1
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		# served: by a fresh opener after the first round
+		is_count "$(as_u1 timeout $((30 * SLOW)) "$H/leafio" "$lf" read)" ||
+			die "round $i: $U1 cannot count itself"
+		# every $U1 caller here has one credential set: one opener
+		ops=$(running_openers_here "$U1")
+		[ -n "$ops" ] || die "round $i: no running opener of $U1 after its open"
+		# one listed may be the last round's, on its way out: stop all
+		# that are still there
+		as_u1 sh -c 'n=0; for p; do kill -STOP "$p" 2>/dev/null && n=$((n + 1)); done
+			[ "$n" -gt 0 ]' sh $ops || die "round $i: $U1 could not stop any of $ops"
+		assert_eq "$(as_u1 timeout $((30 * SLOW)) "$H/leafio" -n "$lf" read 2>&1)" \
+			"open EAGAIN" "round $i: $U1's open while its opener $ops is stopped" || return 1
+	done
+	# the retired ones must go by themselves, stopped as they are
+	wait_until '[ -z "$(stopped_openers_of "$U1")" ]' 300 || true
+	left=$(stopped_openers_of "$U1")
+	assert_eq "$(echo $left | wc -w)" 0 "stopped openers of $U1 left ($left)"
+	is_count "$(as_u1 timeout $((30 * SLOW)) "$H/leafio" "$lf" read)" ||
+		die "$U1's open after ten stopped openers"
+	stopper=
 }
 
 @test "counting or sampling the daemon and its openers is refused to other users" {
