@@ -138,6 +138,7 @@ struct pf_file {
 	uint64_t unsampled;		/* periods reported lost, never sampled */
 	uid_t uid;			/* whose share its counters are */
 	unsigned long share;
+	struct pf_budget budget;	/* what its caller is charged */
 };
 
 pthread_mutex_t pf_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -1275,6 +1276,7 @@ static void file_destroy(struct pf_file *f)
 	pf_share_give(f->uid, f->share);
 	free(f->sets);
 	free(f->q);
+	pf_budget_give(&f->budget);
 	pthread_mutex_destroy(&f->line0_lock);
 	free(f);
 }
@@ -1434,6 +1436,20 @@ static unsigned int rb_pages(unsigned int nr_sets)
 	while (pages > RB_PAGES_MIN && pages / 2 * nr_sets >= RB_PAGES_IRQ)
 		pages /= 2;
 	return pages;
+}
+
+/*
+ * The pages an irq leaf of @nr_sets sets locks: each set's ring, its
+ * header page and data, and the record queue at its largest.  Charged to
+ * the caller at open as perf_mmap() charges a ring (share.c), so that
+ * neither root's locked memory nor the daemon's heap is a user's to fill.
+ */
+static unsigned long irq_pages(unsigned int nr_sets)
+{
+	unsigned long queue = PF_IRQ_QUEUE * sizeof(struct pf_irq_rec);
+
+	return (unsigned long)nr_sets * (1 + rb_pages(nr_sets)) +
+	       (queue + page_size - 1) / page_size;
 }
 
 static int open_set(struct pf_file *f, struct pf_set *set,
@@ -1648,6 +1664,12 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	if (err)
 		goto fail_early;
 	f->share = (unsigned long)nr * f->nr_members;
+	/* and its locked memory: EPERM, perf's errno, past its limits */
+	if (f->type == PERFCTRFS_IRQ) {
+		err = pf_budget_lock(caller, irq_pages(nr), &f->budget);
+		if (err)
+			goto fail_early;
+	}
 
 	/*
 	 * Pid counters follow the children the target makes after the open;
@@ -1743,6 +1765,7 @@ fail_early:
 		pf_share_give(f->uid, f->share);
 		free(f->sets);
 		free(f->q);
+		pf_budget_give(&f->budget);
 		pthread_mutex_destroy(&f->line0_lock);
 	}
 	free(f);
