@@ -1664,12 +1664,17 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	if (err)
 		goto fail_early;
 	f->share = (unsigned long)nr * f->nr_members;
-	/* and its locked memory: EPERM, perf's errno, past its limits */
-	if (f->type == PERFCTRFS_IRQ) {
+	/*
+	 * and its budgets: an irq leaf's locked memory (EPERM, perf's errno,
+	 * past its limits); a time period's timer, which wakes the event
+	 * loop at every interval (ENOSPC past PF_TIMER_RATE_MAX a second)
+	 */
+	if (f->type == PERFCTRFS_IRQ)
 		err = pf_budget_lock(caller, irq_pages(nr), &f->budget);
-		if (err)
-			goto fail_early;
-	}
+	else if (f->period.is_time)
+		err = pf_budget_timer(caller, f->period.value, &f->budget);
+	if (err)
+		goto fail_early;
 
 	/*
 	 * Pid counters follow the children the target makes after the open;

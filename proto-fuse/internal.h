@@ -141,12 +141,15 @@ struct pf_caller;
 struct pf_budget {
 	uid_t uid;			/* the caller's real uid, as perf's */
 	struct pf_mlock mlock;		/* irq rings and queue: locked pages */
+	unsigned long timer_rate;	/* a time period: firings a second */
 };
 
 int pf_share_take(uid_t uid, unsigned long n);
 void pf_share_give(uid_t uid, unsigned long n);
 int pf_budget_lock(const struct pf_caller *c, unsigned long pages,
 		   struct pf_budget *b);
+int pf_budget_timer(const struct pf_caller *c, uint64_t period_ns,
+		    struct pf_budget *b);
 void pf_budget_give(struct pf_budget *b);
 
 /* opener.c: perf_event_open for a caller, with the caller's rights */

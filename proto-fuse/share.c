@@ -17,6 +17,11 @@
  * would charge them had the caller mapped the ring itself (budget.c):
  * EPERM past the caller's limits.
  *
+ * And it arms a timerfd for each time-period leaf, which wakes its event
+ * loop at every interval: a uid's timers together may fire at most
+ * PF_TIMER_RATE_MAX times a second, as on the kernel filesystem; past
+ * it, an open gets ENOSPC.
+ *
  * share_lock guards the table and is never held with another lock; the
  * sysctls and /proc files a charge needs are read before it is taken.
  */
@@ -35,6 +40,7 @@ struct pf_share {
 	uid_t uid;
 	unsigned long held;		/* counters */
 	struct pf_mlock mlock;		/* pages its irq leaves lock */
+	unsigned long timer_rate;	/* its timers' firings a second */
 };
 
 static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -63,7 +69,7 @@ static void share_put(struct pf_share *s)
 {
 	struct pf_share **pp;
 
-	if (s->held || s->mlock.user || s->mlock.pinned)
+	if (s->held || s->mlock.user || s->mlock.pinned || s->timer_rate)
 		return;
 	for (pp = &buckets[s->uid % SHARE_BUCKETS]; *pp != s; pp = &(*pp)->next)
 		;
@@ -186,12 +192,38 @@ int pf_budget_lock(const struct pf_caller *c, unsigned long pages,
 	return err;
 }
 
+/*
+ * Charge a timer of @period_ns for the caller @c to its real uid, into
+ * @b: 0, or -ENOSPC when its timers would fire too often.
+ */
+int pf_budget_timer(const struct pf_caller *c, uint64_t period_ns,
+		    struct pf_budget *b)
+{
+	unsigned long cost = pf_timer_cost(period_ns);
+	struct pf_share *s;
+	uid_t uid = c->st.uid[0];
+	int err;
+
+	pthread_mutex_lock(&share_lock);
+	s = share_find(uid, true);
+	err = s ? pf_timer_charge(s->timer_rate, cost) : -ENOMEM;
+	if (!err) {
+		s->timer_rate += cost;
+		b->uid = uid;
+		b->timer_rate += cost;
+	}
+	if (s)
+		share_put(s);
+	pthread_mutex_unlock(&share_lock);
+	return err;
+}
+
 /* Give back all that @b holds; @b is then empty. */
 void pf_budget_give(struct pf_budget *b)
 {
 	struct pf_share *s;
 
-	if (!b->mlock.user && !b->mlock.pinned)
+	if (!b->mlock.user && !b->mlock.pinned && !b->timer_rate)
 		return;
 	pthread_mutex_lock(&share_lock);
 	s = share_find(b->uid, false);
@@ -200,6 +232,8 @@ void pf_budget_give(struct pf_budget *b)
 				 b->mlock.user : s->mlock.user;
 		s->mlock.pinned -= b->mlock.pinned < s->mlock.pinned ?
 				   b->mlock.pinned : s->mlock.pinned;
+		s->timer_rate -= b->timer_rate < s->timer_rate ?
+				 b->timer_rate : s->timer_rate;
 		share_put(s);
 	}
 	pthread_mutex_unlock(&share_lock);
