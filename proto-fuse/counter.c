@@ -130,8 +130,8 @@ struct pf_file {
 	size_t line0_len;
 	struct pf_waiter *waiters, **wtail;
 	struct fuse_pollhandle *ph;
-	struct pf_irq_rec *q;		/* irq: ring of PF_IRQ_QUEUE records */
-	unsigned int qhead, qlen;
+	struct pf_irq_rec *q;		/* irq: ring of qcap records */
+	unsigned int qhead, qlen, qcap;
 	uint64_t lost_pending;
 	uint64_t irq_sum;
 	uint64_t overflows;		/* samples and kernel-lost records seen */
@@ -265,11 +265,40 @@ static size_t format_line(struct pf_file *f, char *buf, uint64_t *leader)
 
 /* ---- ring buffers and irq records ------------------------------------ */
 
+/*
+ * Room for one more record?  The queue starts at PF_IRQ_QUEUE_MIN records
+ * and doubles as records wait, up to PF_IRQ_QUEUE: a leaf that is read as
+ * fast as it samples never holds the 96 KiB its caller is charged for.
+ * Out of memory, it is full: records are dropped and counted as lost.
+ */
+static bool irq_room(struct pf_file *f)
+{
+	struct pf_irq_rec *q;
+	unsigned int cap, i;
+
+	if (f->qlen < f->qcap)
+		return true;
+	if (f->qcap >= PF_IRQ_QUEUE)
+		return false;
+	cap = f->qcap * 2 < PF_IRQ_QUEUE ? f->qcap * 2 : PF_IRQ_QUEUE;
+	q = malloc(cap * sizeof(*q));
+	if (!q)
+		return false;
+	for (i = 0; i < f->qlen; i++)
+		q[i] = f->q[(f->qhead + i) % f->qcap];
+	free(f->q);
+	f->q = q;
+	f->qcap = cap;
+	f->qhead = 0;
+	return true;
+}
+
+/* Queue one record; irq_room() said there is room. */
 static void irq_push(struct pf_file *f, uint64_t count, uint64_t ip, bool lost)
 {
 	struct pf_irq_rec *r;
 
-	r = &f->q[(f->qhead + f->qlen) % PF_IRQ_QUEUE];
+	r = &f->q[(f->qhead + f->qlen) % f->qcap];
 	r->count = count;
 	r->ip = ip;
 	r->lost = lost;
@@ -285,14 +314,14 @@ static void irq_enqueue(struct pf_file *f, uint64_t ip, uint64_t period)
 {
 	f->irq_sum += period;
 	f->overflows++;
-	if (f->qlen == PF_IRQ_QUEUE) {
+	if (!irq_room(f)) {
 		f->lost_pending++;
 		return;
 	}
 	if (f->lost_pending) {
 		irq_push(f, f->lost_pending, 0, true);
 		f->lost_pending = 0;
-		if (f->qlen == PF_IRQ_QUEUE) {
+		if (!irq_room(f)) {
 			f->lost_pending = 1;
 			return;
 		}
@@ -337,7 +366,7 @@ static void drain_ring(struct pf_file *f, struct pf_set *set)
 	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
 	tail = meta->data_tail;
 	while (tail + sizeof(struct perf_event_header) <= head &&
-	       f->qlen < PF_IRQ_QUEUE) {
+	       irq_room(f)) {
 		struct perf_event_header hdr;
 		uint64_t w[2], off = tail % size;
 
@@ -451,7 +480,7 @@ static size_t irq_line(struct pf_file *f, char *buf)
 			p = pf_put_str(p, " 0x");
 			p = pf_put_hex(p, r->ip);
 		}
-		f->qhead = (f->qhead + 1) % PF_IRQ_QUEUE;
+		f->qhead = (f->qhead + 1) % f->qcap;
 		f->qlen--;
 	}
 	*p++ = '\n';
@@ -1616,7 +1645,8 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	f->wtail = &f->waiters;
 	pthread_mutex_init(&f->line0_lock, NULL);
 	if (f->type == PERFCTRFS_IRQ) {
-		f->q = calloc(PF_IRQ_QUEUE, sizeof(*f->q));
+		f->qcap = PF_IRQ_QUEUE_MIN;
+		f->q = calloc(f->qcap, sizeof(*f->q));
 		if (!f->q) {
 			err = -ENOMEM;
 			goto fail_early;

@@ -38,8 +38,12 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* irq records queued per open leaf before new ones are dropped as lost */
+/*
+ * irq records queued per open leaf before new ones are dropped as lost;
+ * the queue grows to that from PF_IRQ_QUEUE_MIN as records wait
+ */
 #define PF_IRQ_QUEUE	4096
+#define PF_IRQ_QUEUE_MIN	64
 
 /* longest line a leaf produces: 8 counts and two times, each <= 20 digits */
 #define PF_LINE_MAX	256
