@@ -132,14 +132,15 @@ struct pf_file {
 	size_t line0_len;
 	struct pf_waiter *waiters, **wtail;
 	struct fuse_pollhandle *ph;
-	struct pf_irq_rec *q;		/* irq: ring of PF_IRQ_QUEUE records */
-	unsigned int qhead, qlen;
+	struct pf_irq_rec *q;		/* irq: ring of qcap records */
+	unsigned int qhead, qlen, qcap;
 	uint64_t lost_pending;
 	uint64_t irq_sum;
 	uint64_t overflows;		/* samples and kernel-lost records seen */
 	uint64_t unsampled;		/* periods reported lost, never sampled */
 	uid_t uid;			/* whose share its counters are */
 	unsigned long share;
+	struct pf_budget budget;	/* what its caller is charged */
 };
 
 pthread_mutex_t pf_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -266,11 +267,40 @@ static size_t format_line(struct pf_file *f, char *buf, uint64_t *leader)
 
 /* ---- ring buffers and irq records ------------------------------------ */
 
+/*
+ * Room for one more record?  The queue starts at PF_IRQ_QUEUE_MIN records
+ * and doubles as records wait, up to PF_IRQ_QUEUE: a leaf that is read as
+ * fast as it samples never holds the 96 KiB its caller is charged for.
+ * Out of memory, it is full: records are dropped and counted as lost.
+ */
+static bool irq_room(struct pf_file *f)
+{
+	struct pf_irq_rec *q;
+	unsigned int cap, i;
+
+	if (f->qlen < f->qcap)
+		return true;
+	if (f->qcap >= PF_IRQ_QUEUE)
+		return false;
+	cap = f->qcap * 2 < PF_IRQ_QUEUE ? f->qcap * 2 : PF_IRQ_QUEUE;
+	q = malloc(cap * sizeof(*q));
+	if (!q)
+		return false;
+	for (i = 0; i < f->qlen; i++)
+		q[i] = f->q[(f->qhead + i) % f->qcap];
+	free(f->q);
+	f->q = q;
+	f->qcap = cap;
+	f->qhead = 0;
+	return true;
+}
+
+/* Queue one record; irq_room() said there is room. */
 static void irq_push(struct pf_file *f, uint64_t count, uint64_t ip, bool lost)
 {
 	struct pf_irq_rec *r;
 
-	r = &f->q[(f->qhead + f->qlen) % PF_IRQ_QUEUE];
+	r = &f->q[(f->qhead + f->qlen) % f->qcap];
 	r->count = count;
 	r->ip = ip;
 	r->lost = lost;
@@ -286,14 +316,14 @@ static void irq_enqueue(struct pf_file *f, uint64_t ip, uint64_t period)
 {
 	f->irq_sum += period;
 	f->overflows++;
-	if (f->qlen == PF_IRQ_QUEUE) {
+	if (!irq_room(f)) {
 		f->lost_pending++;
 		return;
 	}
 	if (f->lost_pending) {
 		irq_push(f, f->lost_pending, 0, true);
 		f->lost_pending = 0;
-		if (f->qlen == PF_IRQ_QUEUE) {
+		if (!irq_room(f)) {
 			f->lost_pending = 1;
 			return;
 		}
@@ -338,7 +368,7 @@ static void drain_ring(struct pf_file *f, struct pf_set *set)
 	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
 	tail = meta->data_tail;
 	while (tail + sizeof(struct perf_event_header) <= head &&
-	       f->qlen < PF_IRQ_QUEUE) {
+	       irq_room(f)) {
 		struct perf_event_header hdr;
 		uint64_t w[2], off = tail % size;
 
@@ -452,7 +482,7 @@ static size_t irq_line(struct pf_file *f, char *buf)
 			p = pf_put_str(p, " 0x");
 			p = pf_put_hex(p, r->ip);
 		}
-		f->qhead = (f->qhead + 1) % PF_IRQ_QUEUE;
+		f->qhead = (f->qhead + 1) % f->qcap;
 		f->qlen--;
 	}
 	*p++ = '\n';
@@ -1277,6 +1307,7 @@ static void file_destroy(struct pf_file *f)
 	pf_share_give(f->uid, f->share);
 	free(f->sets);
 	free(f->q);
+	pf_budget_give(&f->budget);
 	pthread_mutex_destroy(&f->line0_lock);
 	free(f);
 }
@@ -1436,6 +1467,20 @@ static unsigned int rb_pages(unsigned int nr_sets)
 	while (pages > RB_PAGES_MIN && pages / 2 * nr_sets >= RB_PAGES_IRQ)
 		pages /= 2;
 	return pages;
+}
+
+/*
+ * The pages an irq leaf of @nr_sets sets locks: each set's ring, its
+ * header page and data, and the record queue at its largest.  Charged to
+ * the caller at open as perf_mmap() charges a ring (share.c), so that
+ * neither root's locked memory nor the daemon's heap is a user's to fill.
+ */
+static unsigned long irq_pages(unsigned int nr_sets)
+{
+	unsigned long queue = PF_IRQ_QUEUE * sizeof(struct pf_irq_rec);
+
+	return (unsigned long)nr_sets * (1 + rb_pages(nr_sets)) +
+	       (queue + page_size - 1) / page_size;
 }
 
 static int open_set(struct pf_file *f, struct pf_set *set,
@@ -1602,7 +1647,8 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	f->wtail = &f->waiters;
 	pthread_mutex_init(&f->line0_lock, NULL);
 	if (f->type == PERFCTRFS_IRQ) {
-		f->q = calloc(PF_IRQ_QUEUE, sizeof(*f->q));
+		f->qcap = PF_IRQ_QUEUE_MIN;
+		f->q = calloc(f->qcap, sizeof(*f->q));
 		if (!f->q) {
 			err = -ENOMEM;
 			goto fail_early;
@@ -1650,6 +1696,17 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	if (err)
 		goto fail_early;
 	f->share = (unsigned long)nr * f->nr_members;
+	/*
+	 * and its budgets: an irq leaf's locked memory (EPERM, perf's errno,
+	 * past its limits); a time period's timer, which wakes the event
+	 * loop at every interval (ENOSPC past PF_TIMER_RATE_MAX a second)
+	 */
+	if (f->type == PERFCTRFS_IRQ)
+		err = pf_budget_lock(caller, irq_pages(nr), &f->budget);
+	else if (f->period.is_time)
+		err = pf_budget_timer(caller, f->period.value, &f->budget);
+	if (err)
+		goto fail_early;
 
 	/*
 	 * Pid counters follow the children the target makes after the open;
@@ -1745,6 +1802,7 @@ fail_early:
 		pf_share_give(f->uid, f->share);
 		free(f->sets);
 		free(f->q);
+		pf_budget_give(&f->budget);
 		pthread_mutex_destroy(&f->line0_lock);
 	}
 	free(f);

@@ -10,7 +10,8 @@
  *   watch.c    one pidfd per counted target, shared by its leaves
  *   opener.c   the processes that open counters with a caller's rights
  *   creds.c    which rights those are (pure rules, unit-tested)
- *   share.c    each user's share of the counters
+ *   share.c    each user's share of the counters, and its budgets
+ *   budget.c   the rules of those budgets (pure, unit-tested)
  *
  * One mutex (pf_lock) guards every open leaf and the node table: the
  * daemon is small, the machine has few cores, and one lock keeps the
@@ -29,6 +30,7 @@
 #include <sys/types.h>
 
 #include "../fs/perfctrfs/grammar.h"
+#include "budget.h"
 #include "creds.h"
 
 #define PF_NAME		"perfctrfs-fuse"
@@ -36,8 +38,12 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* irq records queued per open leaf before new ones are dropped as lost */
+/*
+ * irq records queued per open leaf before new ones are dropped as lost;
+ * the queue grows to that from PF_IRQ_QUEUE_MIN as records wait
+ */
 #define PF_IRQ_QUEUE	4096
+#define PF_IRQ_QUEUE_MIN	64
 
 /* longest line a leaf produces: 8 counts and two times, each <= 20 digits */
 #define PF_LINE_MAX	256
@@ -132,9 +138,23 @@ int pf_file_control(struct pf_file *f, const char *word, size_t len);
 int pf_file_ioctl(struct pf_file *f, unsigned int cmd);
 unsigned long pf_open_counters(void);
 
-/* share.c: each user's share of the counters */
+/* share.c: each user's share of the counters, and its budgets */
+struct pf_caller;
+
+/* What one open leaf holds of its caller's budgets (budget.h). */
+struct pf_budget {
+	uid_t uid;			/* the caller's real uid, as perf's */
+	struct pf_mlock mlock;		/* irq rings and queue: locked pages */
+	unsigned long timer_rate;	/* a time period: firings a second */
+};
+
 int pf_share_take(uid_t uid, unsigned long n);
 void pf_share_give(uid_t uid, unsigned long n);
+int pf_budget_lock(const struct pf_caller *c, unsigned long pages,
+		   struct pf_budget *b);
+int pf_budget_timer(const struct pf_caller *c, uint64_t period_ns,
+		    struct pf_budget *b);
+void pf_budget_give(struct pf_budget *b);
 
 /* opener.c: perf_event_open for a caller, with the caller's rights */
 struct perf_event_attr;
@@ -151,6 +171,7 @@ int pf_opener_init(const char **why);
 void pf_opener_exit(void);
 unsigned int pf_nr_openers(void);
 int pf_task_status(pid_t tid, struct pf_status *st);
+int pf_task_memlock(pid_t tid, uint64_t *bytes);
 int pf_caller_get(pid_t tid, struct pf_caller *c);
 bool pf_target_refused(const struct pf_caller *c, pid_t tgid);
 pid_t pf_caller_pid(const struct pf_caller *c, pid_t pid);

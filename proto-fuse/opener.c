@@ -905,6 +905,21 @@ int pf_task_status(pid_t tid, struct pf_status *st)
 	return err ? err : pf_status_parse(buf, st);
 }
 
+/*
+ * The soft RLIMIT_MEMLOCK of the thread @tid, in bytes, from
+ * /proc/<tid>/limits: what perf_mmap() would hold that thread's mmap of a
+ * ring to.  -ENOENT when the task is gone, -EIO when the line is not there.
+ */
+int pf_task_memlock(pid_t tid, uint64_t *bytes)
+{
+	char path[64], buf[4096];
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)tid);
+	err = read_file(path, buf, sizeof(buf));
+	return err ? err : pf_limits_memlock(buf, bytes);
+}
+
 static int ns_of(pid_t tid, const char *ns, struct stat *st)
 {
 	char path[64];
