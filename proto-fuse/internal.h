@@ -10,7 +10,7 @@
  *   watch.c    one pidfd per counted target, shared by its leaves
  *   opener.c   the processes that open counters with a caller's rights
  *   creds.c    which rights those are (pure rules, unit-tested)
- *   share.c    each user's share of the counters
+ *   share.c    each user's share of the counters and directory handles
  *
  * One mutex (pf_lock) guards every open leaf and the node table: the
  * daemon is small, the machine has few cores, and one lock keeps the
@@ -38,6 +38,9 @@
 
 /* irq records queued per open leaf before new ones are dropped as lost */
 #define PF_IRQ_QUEUE	4096
+
+/* directory handles one uid may hold open, by default, with allow_other */
+#define PF_MAX_DIRS	256
 
 /* longest line a leaf produces: 8 counts and two times, each <= 20 digits */
 #define PF_LINE_MAX	256
@@ -75,6 +78,7 @@ struct pf_opts {
 	mode_t dir_mode;
 	bool foreground;
 	unsigned long max_counters;	/* per uid; 0: no limit of our own */
+	unsigned long max_dirs;		/* open directories per uid; 0: none */
 };
 
 extern struct pf_opts pf_opts;
@@ -106,6 +110,7 @@ unsigned int pf_nr_candidates(void);
 const struct pf_candidate *pf_candidate(unsigned int i);
 const struct pf_candidate *pf_candidate_find(const char *name);
 int pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i);
+int pf_cpu_events(const struct perfctrfs_cpu *cpu, const unsigned int **idx);
 const char *pf_builtin_description(const char *name);
 
 /* counter.c */
@@ -132,9 +137,11 @@ int pf_file_control(struct pf_file *f, const char *word, size_t len);
 int pf_file_ioctl(struct pf_file *f, unsigned int cmd);
 unsigned long pf_open_counters(void);
 
-/* share.c: each user's share of the counters */
+/* share.c: each user's share of the counters and directory handles */
 int pf_share_take(uid_t uid, unsigned long n);
 void pf_share_give(uid_t uid, unsigned long n);
+int pf_share_dir_take(uid_t uid);
+void pf_share_dir_give(uid_t uid);
 
 /* opener.c: perf_event_open for a caller, with the caller's rights */
 struct perf_event_attr;
