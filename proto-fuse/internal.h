@@ -10,7 +10,8 @@
  *   watch.c    one pidfd per counted target, shared by its leaves
  *   opener.c   the processes that open counters with a caller's rights
  *   creds.c    which rights those are (pure rules, unit-tested)
- *   share.c    each user's share of the counters, and its budgets
+ *   share.c    each user's share of the counters, directory handles
+ *              and budgets
  *   budget.c   the rules of those budgets (pure, unit-tested)
  *
  * One mutex (pf_lock) guards every open leaf and the node table: the
@@ -44,6 +45,9 @@
  */
 #define PF_IRQ_QUEUE	4096
 #define PF_IRQ_QUEUE_MIN	64
+
+/* directory handles one uid may hold open, by default, with allow_other */
+#define PF_MAX_DIRS	256
 
 /* longest line a leaf produces: 8 counts and two times, each <= 20 digits */
 #define PF_LINE_MAX	256
@@ -81,6 +85,7 @@ struct pf_opts {
 	mode_t dir_mode;
 	bool foreground;
 	unsigned long max_counters;	/* per uid; 0: no limit of our own */
+	unsigned long max_dirs;		/* open directories per uid; 0: none */
 };
 
 extern struct pf_opts pf_opts;
@@ -112,6 +117,7 @@ unsigned int pf_nr_candidates(void);
 const struct pf_candidate *pf_candidate(unsigned int i);
 const struct pf_candidate *pf_candidate_find(const char *name);
 int pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i);
+int pf_cpu_events(const struct perfctrfs_cpu *cpu, const unsigned int **idx);
 const char *pf_builtin_description(const char *name);
 
 /* counter.c */
@@ -138,7 +144,7 @@ int pf_file_control(struct pf_file *f, const char *word, size_t len);
 int pf_file_ioctl(struct pf_file *f, unsigned int cmd);
 unsigned long pf_open_counters(void);
 
-/* share.c: each user's share of the counters, and its budgets */
+/* share.c: each user's share of the counters, directory handles, budgets */
 struct pf_caller;
 
 /* What one open leaf holds of its caller's budgets (budget.h). */
@@ -150,6 +156,8 @@ struct pf_budget {
 
 int pf_share_take(uid_t uid, unsigned long n);
 void pf_share_give(uid_t uid, unsigned long n);
+int pf_share_dir_take(uid_t uid);
+void pf_share_dir_give(uid_t uid);
 int pf_budget_lock(const struct pf_caller *c, unsigned long pages,
 		   struct pf_budget *b);
 int pf_budget_timer(const struct pf_caller *c, uint64_t period_ns,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Each user's share of the daemon's counters, and its budgets.
+ * Each user's share of what the daemon holds for its callers: counters,
+ * directory handles, and its budgets.
  *
  * Every counter is one of the daemon's file descriptors, and they are
  * shared by everybody the daemon serves: one user holding them all would
@@ -22,6 +23,12 @@
  * PF_TIMER_RATE_MAX times a second, as on the kernel filesystem; past
  * it, an open gets ENOSPC.
  *
+ * Every open directory handle is some of the daemon's memory (its
+ * listing: a few bytes a CPU or a process), which opening a directory
+ * costs its user almost nothing of; so each uid may hold at most
+ * pf_opts.max_dirs of them (max_dirs=, by default PF_MAX_DIRS when the
+ * daemon serves every user): EMFILE past it, for that user alone.
+ *
  * share_lock guards the table and is never held with another lock; the
  * sysctls and /proc files a charge needs are read before it is taken.
  */
@@ -39,6 +46,7 @@ struct pf_share {
 	struct pf_share *next;
 	uid_t uid;
 	unsigned long held;		/* counters */
+	unsigned long dirs;		/* open directory handles */
 	struct pf_mlock mlock;		/* pages its irq leaves lock */
 	unsigned long timer_rate;	/* its timers' firings a second */
 };
@@ -69,7 +77,7 @@ static void share_put(struct pf_share *s)
 {
 	struct pf_share **pp;
 
-	if (s->held || s->mlock.user || s->mlock.pinned || s->timer_rate)
+	if (s->held || s->dirs || s->mlock.user || s->mlock.pinned || s->timer_rate)
 		return;
 	for (pp = &buckets[s->uid % SHARE_BUCKETS]; *pp != s; pp = &(*pp)->next)
 		;
@@ -108,6 +116,40 @@ void pf_share_give(uid_t uid, unsigned long n)
 	s = share_find(uid, false);
 	if (s) {
 		s->held -= n < s->held ? n : s->held;
+		share_put(s);
+	}
+	pthread_mutex_unlock(&share_lock);
+}
+
+/* Take one directory handle of @uid's share: 0, or -EMFILE when over it. */
+int pf_share_dir_take(uid_t uid)
+{
+	struct pf_share *s;
+	int err = 0;
+
+	pthread_mutex_lock(&share_lock);
+	s = share_find(uid, true);
+	if (!s)
+		err = -ENOMEM;
+	else if (pf_opts.max_dirs && s->dirs >= pf_opts.max_dirs)
+		err = -EMFILE;
+	else
+		s->dirs++;
+	if (s)
+		share_put(s);
+	pthread_mutex_unlock(&share_lock);
+	return err;
+}
+
+void pf_share_dir_give(uid_t uid)
+{
+	struct pf_share *s;
+
+	pthread_mutex_lock(&share_lock);
+	s = share_find(uid, false);
+	if (s) {
+		if (s->dirs)
+			s->dirs--;
 		share_put(s);
 	}
 	pthread_mutex_unlock(&share_lock);

@@ -856,6 +856,74 @@ nest_script() {
 	echo "$pid" > "$BATS_TEST_TMPDIR/extra.pid"
 }
 
+@test "8,000 directory handles held by one user cost the daemon at most 16 MiB, and reads go on" {
+	# Opening a directory needs no perf permission and costs its user
+	# about half a KiB (a struct file, charged to the user).  The daemon
+	# once built the whole listing at opendir and kept it until
+	# releasedir, in its own (root's) memory: a 384-byte node template
+	# per event at the CPU level, a dirent per process at the pid level,
+	# with no cap on the handles.  One user holding handles grew the
+	# daemon until the OOM killer took the mount from everyone.
+	require_fuse
+	local hard lim want=8000 i fd rss0 rss1 grew held_cpu=0 held_ev=0 fds=()
+	local line past=ok other=
+	[ -n "${PERFCTR_DAEMON_PID:-}" ] || die "PERFCTR_DAEMON_PID is not set"
+	hard=$(ulimit -Hn)
+	if [ "$hard" = unlimited ]; then
+		lim=10000
+	else
+		[ "$hard" -ge 9000 ] || skip "open-file hard limit $hard: $want handles need about 9,000"
+		lim=$((hard < 10000 ? hard : 10000))
+	fi
+	ulimit -n "$lim" || die "cannot raise the open-file limit to $lim"
+	# the first listing of each may build what every later one shares
+	names_of "$M/all" > /dev/null
+	names_of "$M/all/task_clock" > /dev/null
+	rss0=$(awk '/^VmRSS:/ { print $2 }' "/proc/$PERFCTR_DAEMON_PID/status")
+	is_count "$rss0" || die "no VmRSS in /proc/$PERFCTR_DAEMON_PID/status: '$rss0'"
+	# both kinds of listing, interleaved, so that a cap on the handles
+	# leaves some of each
+	for ((i = 0; i < want / 2; i++)); do
+		if { exec {fd}<"$M/all"; } 2>/dev/null; then
+			fds+=("$fd")
+			held_cpu=$((held_cpu + 1))
+		fi
+		if { exec {fd}<"$M/all/task_clock"; } 2>/dev/null; then
+			fds+=("$fd")
+			held_ev=$((held_ev + 1))
+		fi
+	done
+	rss1=$(awk '/^VmRSS:/ { print $2 }' "/proc/$PERFCTR_DAEMON_PID/status")
+	# meanwhile: this user's period-0 read, what refuses the next handle,
+	# and (as root) another user's listing
+	line=$(read0 "$(leaf all "task_clock$U" self simple 0)" 2>&1) || true
+	if [ $((held_cpu + held_ev)) -lt "$want" ]; then
+		past=$("$H/fsop" open "$M/all")
+	fi
+	if is_root; then
+		other=$(as_user "$U1" "$H/fsop" readdir "$M/all" | grep -c ' task_clock$') || true
+	fi
+	for fd in "${fds[@]}"; do
+		exec {fd}<&-
+	done
+	# releases are asynchronous: the handles' share comes back
+	wait_until '[ "$("$H/fsop" open "$M/all")" = ok ]' 100 ||
+		die "no directory opens after closing the handles: $("$H/fsop" open "$M/all")"
+	grew=$((rss1 > rss0 ? rss1 - rss0 : 0))
+	echo "# held $held_cpu handles on $M/all and $held_ev on $M/all/task_clock; the daemon's VmRSS grew by $grew KiB" >&3
+	assert_ge "$held_cpu" 64 "handles held on $M/all" || return 1
+	assert_ge "$held_ev" 64 "handles held on $M/all/task_clock" || return 1
+	assert_le "$grew" 16384 "growth of the daemon's VmRSS (KiB) while they were held" || return 1
+	is_count "$line" || die "a period-0 read while the handles were held: '$line'" || return 1
+	# fewer than asked: refused as a user out of its share is, with EMFILE
+	if [ "$past" != ok ]; then
+		assert_eq "$past" EMFILE "an open past the handles the daemon allows" || return 1
+	fi
+	if [ -n "$other" ]; then
+		assert_eq "$other" 1 "task_clock in $U1's listing of $M/all while root held its handles"
+	fi
+}
+
 @test "150-hostile: no counter left held" {
 	assert_no_leak
 }
