@@ -1372,11 +1372,13 @@ static int add_where(struct pf_where **w, unsigned int *nr, pid_t pid,
 
 /*
  * Where to open one group each: per thread of a process, per CPU of all.
- * @pid is the target with "self" resolved; @is_process from its status.
+ * @pid is the target with "self" resolved; @is_process and @nr_threads
+ * (its process's "Threads:", 0 when its status did not say) from its
+ * status.
  */
 static int list_targets(const struct pf_target *t,
 			const struct perfctrfs_pid *pid, bool is_process,
-			struct pf_where **out)
+			int nr_threads, struct pf_where **out)
 {
 	struct pf_where *w = NULL;
 	unsigned int *cpus = NULL, nr = 0, nr_tids = 0, i;
@@ -1396,7 +1398,22 @@ static int list_targets(const struct pf_target *t,
 			err = add_where(&w, &nr, -1, cpus[i]);
 		goto out;
 	}
-	if (is_process) {
+	if (is_process && nr_threads == 1) {
+		/*
+		 * One thread, which can only be the tgid (a group leader is
+		 * counted until the last thread is reaped): no listing of
+		 * /proc/<pid>/task (opendir + readdir, ~9 us).  Threads made
+		 * after this are the inherit counters' to follow, exactly as
+		 * threads made after a listing were: nothing changes but
+		 * that the window starts at the status read, not the listing.
+		 */
+		tids = malloc(sizeof(*tids));
+		if (!tids) {
+			err = -ENOMEM;
+			goto out;
+		}
+		tids[nr_tids++] = pid->pid;
+	} else if (is_process) {
 		char path[64];
 		struct dirent *de;
 		DIR *d;
@@ -1621,7 +1638,7 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	struct pf_file *f;
 	bool is_process = false, inherit;
 	unsigned int s, m;
-	int nr, err;
+	int nr, err, nr_threads = 0;
 
 	(void)flags;
 	if (t->type == PERFCTRFS_IRQ && t->period.is_time &&
@@ -1665,6 +1682,8 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		pid.kind = PERFCTRFS_PID_NUM;
 		pid.pid = caller->st.tgid;
 		is_process = true;
+		/* a tid's status counts its whole process's threads */
+		nr_threads = caller->st.nr_threads;
 	} else if (!err && pid.kind == PERFCTRFS_PID_NUM) {
 		/* the name is an id in the caller's pid namespace: ours, now */
 		pid_t here = pf_pid_from_caller(caller, pid.pid);
@@ -1673,10 +1692,13 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		if (!err)
 			pid.pid = here;
 		is_process = !err && target->tgid == here;
+		if (is_process)
+			nr_threads = target->nr_threads;
 		if (!err && pf_target_refused(caller, target->tgid))
 			err = -EACCES;
 	}
-	nr = err ? err : list_targets(t, &pid, is_process, &where);
+	nr = err ? err : list_targets(t, &pid, is_process, nr_threads,
+				      &where);
 	if (nr < 0) {
 		err = nr;
 		goto fail_early;

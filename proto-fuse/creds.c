@@ -18,8 +18,13 @@
  *    daemon's user namespace, may target the daemon;
  *  - a status that lacks any of these lines is refused (EIO): an opener is
  *    never made from a guess.
+ * "Threads:" is read too, but decides no credentials: it only spares the
+ * listing of a one-thread process's threads (counter.c), so a status
+ * without it (or with it garbled) is not refused; nr_threads is 0 then,
+ * and the threads are listed as before.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +86,11 @@ int pf_status_parse(char *buf, struct pf_status *st)
 			if (end == line + 5 || st->tgid <= 0)
 				return -EIO;
 			seen |= TGID;
+		} else if (!strncmp(line, "Threads:", 8)) {
+			long v = strtol(line + 8, &end, 10);
+
+			st->nr_threads = end == line + 8 || v <= 0 ||
+					 v > INT_MAX ? 0 : (int)v;
 		} else if (!strncmp(line, "Uid:", 4)) {
 			if (parse_ids(line + 4, st->uid))
 				return -EIO;

@@ -18,6 +18,7 @@
 /* What one read of /proc/<tid>/status tells about a task. */
 struct pf_status {
 	pid_t tgid;
+	int nr_threads;			/* of its process; 0: not said */
 	uid_t uid[4];			/* real, effective, saved, fs */
 	gid_t gid[4];
 	uint64_t cap_eff;		/* relative to the task's user ns */

@@ -10,7 +10,8 @@
  *  - one opener per credential set and user and pid namespace, groups as
  *    a set;
  *  - only the daemon's own credentials may target the daemon;
- *  - pid numbers in the caller's pid namespace.
+ *  - pid numbers in the caller's pid namespace;
+ *  - "Threads:" read but never required: it decides no credentials.
  *
  *	creds-test [-s first]	run, numbering the TAP lines from first
  *	creds-test -c		print how many tests there are
@@ -41,7 +42,8 @@ static void report(bool ok, const char *desc)
 	"Name:\tcat\nUmask:\t0022\nState:\tR (running)\nTgid:\t4242\n" \
 	"Ngid:\t0\nPid:\t4243\nPPid:\t1\nTracerPid:\t0\n" \
 	"Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nFDSize:\t64\nGroups:\t0 \n" \
-	"NStgid:\t4242\nNSpid:\t4243\nCapInh:\t0000000000000000\n" \
+	"NStgid:\t4242\nNSpid:\t4243\nThreads:\t3\n" \
+	"CapInh:\t0000000000000000\n" \
 	"CapPrm:\t000001ffffffffff\nCapEff:\t000001ffffffffff\n"
 
 static int parse(const char *text, struct pf_status *st)
@@ -70,6 +72,19 @@ static void test_parse(void)
 	       st.uid[3] == 1003 && st.gid[0] == 4294967294U &&
 	       st.nr_groups == 0 && st.nr_nspid == 3 && st.nspid[2] == 1,
 	       "each of the four ids kept apart; no groups; nested NSpid");
+	report(st.nr_threads == 0,
+	       "no Threads line: accepted, the count unknown (0)");
+	report(!parse(ROOT_ST, &st) && st.nr_threads == 3 &&
+	       !parse("Tgid:\t7\nThreads:\t1\nUid:\t0\t0\t0\t0\n"
+		      "Gid:\t0\t0\t0\t0\nGroups:\t\nCapEff:\t0\n"
+		      "NSpid:\t7\n", &st) && st.nr_threads == 1 &&
+	       !parse("Tgid:\t7\nThreads:\t\nUid:\t0\t0\t0\t0\n"
+		      "Gid:\t0\t0\t0\t0\nGroups:\t\nCapEff:\t0\n"
+		      "NSpid:\t7\n", &st) && st.nr_threads == 0 &&
+	       !parse("Tgid:\t7\nThreads:\t-1\nUid:\t0\t0\t0\t0\n"
+		      "Gid:\t0\t0\t0\t0\nGroups:\t\nCapEff:\t0\n"
+		      "NSpid:\t7\n", &st) && st.nr_threads == 0,
+	       "Threads: the count kept; empty or bad is unknown (0), not refused");
 	report(parse("Tgid:\t7\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n"
 		     "Groups:\t\nNSpid:\t7\n", &st) == -EIO,
 	       "no CapEff: refused, never guessed as none");
