@@ -367,13 +367,14 @@ static void __attribute__((noreturn)) opener_main(int s, int unsfd,
 
 /* ---- the daemon's side ---------------------------------------------- */
 
-static int read_file(const char *path, char *buf, size_t size)
+/* @path, relative to @dir (AT_FDCWD, or a /proc/<tid> from task_dir()) */
+static int read_file_at(int dir, const char *path, char *buf, size_t size)
 {
 	size_t len = 0;
 	ssize_t n = 0;
 	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = openat(dir, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ESRCH ? -ENOENT : -errno;
 	while (len < size - 1) {
@@ -393,6 +394,29 @@ static int read_file(const char *path, char *buf, size_t size)
 		return -ENOENT;		/* it died between open and read */
 	buf[len] = 0;
 	return 0;
+}
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+	return read_file_at(AT_FDCWD, path, buf, size);
+}
+
+/*
+ * /proc/<tid> as a directory fd, so that several files of one task are
+ * read with one lookup of the task in the kernel, not one per path, and
+ * all from the task the fd names (were @tid reused meanwhile, what is
+ * under it is ENOENT, never the new task's).  -ENOENT when it is gone.
+ */
+static int task_dir(pid_t tid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ESRCH || errno == ENOENT ? -ENOENT : -errno;
+	return fd;
 }
 
 
@@ -894,6 +918,16 @@ pid_t pf_pid_from_caller(const struct pf_caller *c, pid_t nr)
 
 /* ---- callers -------------------------------------------------------- */
 
+/* <dir>/status (@dir from task_dir()), parsed; -ENOENT: the task is gone */
+static int status_at(int dir, struct pf_status *st)
+{
+	char buf[16384];
+	int err;
+
+	err = read_file_at(dir, "status", buf, sizeof(buf));
+	return err ? err : pf_status_parse(buf, st);
+}
+
 /* /proc/<tid>/status, parsed; -ENOENT when the task is gone. */
 int pf_task_status(pid_t tid, struct pf_status *st)
 {
@@ -928,6 +962,16 @@ static int ns_of(pid_t tid, const char *ns, struct stat *st)
 	return stat(path, st) ? (errno == ESRCH ? -ENOENT : -errno) : 0;
 }
 
+/* ns_of() of the task whose /proc/<tid> is @dir (from task_dir()) */
+static int ns_at(int dir, const char *ns, struct stat *st)
+{
+	char path[16];
+
+	snprintf(path, sizeof(path), "ns/%s", ns);
+	return fstatat(dir, path, st, 0) ? (errno == ESRCH ? -ENOENT : -errno)
+					 : 0;
+}
+
 /*
  * Who the thread @tid that sent a request is, and what its opener holds.
  * FUSE gives pid 0 for a caller in a pid namespace the daemon cannot see:
@@ -936,17 +980,24 @@ static int ns_of(pid_t tid, const char *ns, struct stat *st)
 int pf_caller_get(pid_t tid, struct pf_caller *c)
 {
 	struct stat uns, pns;
-	int err;
+	int dir, err;
 
 	if (tid <= 0)
 		return -EACCES;
 	memset(c, 0, sizeof(*c));
 	c->tid = tid;
-	err = pf_task_status(tid, &c->st);
+	/*
+	 * One lookup of /proc/<tid> for its three reads: fresh from /proc
+	 * at every call as before, and all three of the one task.
+	 */
+	dir = task_dir(tid);
+	err = dir < 0 ? dir : status_at(dir, &c->st);
 	if (!err)
-		err = ns_of(tid, "user", &uns);
+		err = ns_at(dir, "user", &uns);
 	if (!err)
-		err = ns_of(tid, "pid", &pns);
+		err = ns_at(dir, "pid", &pns);
+	if (dir >= 0)
+		close(dir);
 	/* gone is ENOENT, our own shortage is ours; anything else, refused */
 	if (err)
 		return err == -ENOENT || pf_err_transient(-err) ? err : -EACCES;
@@ -1013,17 +1064,21 @@ pid_t pf_caller_pid(const struct pf_caller *c, pid_t pid)
 {
 	struct pf_status st;
 	struct stat s;
-	char path[64];
-	int fd, up, err;
+	int dir, fd, up, err;
 	pid_t in;
 
 	if (pid < 0 || c->same_pidns)
 		return pid;
-	err = pf_task_status(pid, &st);
-	if (err)
+	/* one lookup of /proc/<pid> for its status and its pid ns */
+	dir = task_dir(pid);
+	err = dir < 0 ? dir : status_at(dir, &st);
+	if (err) {
+		if (dir >= 0)
+			close(dir);
 		return err == -ENOENT ? -ESRCH : err;
-	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	fd = openat(dir, "ns/pid", O_RDONLY | O_CLOEXEC);
+	close(dir);
 	if (fd < 0)
 		return -ESRCH;
 	/* up from the task's namespace to the caller's level */
