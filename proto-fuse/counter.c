@@ -72,6 +72,15 @@
 #define SIG_READS	4		/* signalfd reads a wakeup, see read_signals() */
 #define SIGQ_MAX	1024		/* signals queued to us, see sigq_cap() */
 #define MAX_SETS	65000	/* fits the 16-bit index in epoll data */
+/*
+ * Deferred readers (read_interrupted()): a reader's /proc status is looked
+ * at again TICK_NS after its interrupt, then after twice as long each
+ * time, up to TICK_NS << DEFER_LEVELS - 1 (1.6 s); at most DEFER_CHECKS
+ * of them a tick, earliest due first, read without pf_lock.
+ */
+#define DEFER_LEVELS	5
+#define DEFER_CHECKS	256
+#define WHASH_BITS	12		/* waiters by request: 4096 chains */
 
 #define IDX_TIMER	0
 #define IDX_SET0	2
@@ -94,12 +103,19 @@ struct pf_set {
 };
 
 struct pf_waiter {
-	struct pf_waiter *next;
+	struct pf_waiter *next, **pprev;	/* its file's readers, oldest first */
+	struct pf_waiter *hnext, **hpprev;	/* whash[]: found by request */
+	struct pf_waiter *dnext, **dpprev;	/* deferq[level], while queued */
+	struct pf_file *f;
 	fuse_req_t req;
 	size_t size;
+	uint64_t due;			/* deferred: next look, monotonic ns */
+	unsigned int level;		/* deferred: looked at TICK_NS << level */
 	bool registering;		/* read handler still owns it */
 	bool interrupted;
 	bool deferred;			/* a signal it sleeps through: rechecked */
+	bool queued;			/* ... in deferq[level] */
+	bool checking;			/* ... its /proc being read, unlocked */
 };
 
 struct pf_irq_rec {
@@ -131,6 +147,7 @@ struct pf_file {
 	char line0[PF_LINE_MAX];	/* period 0: line made at offset 0 */
 	size_t line0_len;
 	struct pf_waiter *waiters, **wtail;
+	unsigned int ndeferred;		/* of its waiters, deferred */
 	struct fuse_pollhandle *ph;
 	struct pf_irq_rec *q;		/* irq: ring of qcap records */
 	unsigned int qhead, qlen, qcap;
@@ -156,6 +173,11 @@ static pthread_t loop_thread;
 static bool loop_started;
 static bool tick_armed;
 static bool warned_pidfd;		/* logged once: no pidfd_open here */
+static struct pf_waiter *whash[1U << WHASH_BITS];
+/* deferred waiters by backoff level; each in order of due time */
+static struct {
+	struct pf_waiter *head, **tail;
+} deferq[DEFER_LEVELS];
 static long page_size;
 
 unsigned long pf_open_counters(void)
@@ -552,6 +574,104 @@ static size_t file_take(struct pf_file *f, char *out, size_t size)
 	return f->rem_off;
 }
 
+/* ---- waiters ---------------------------------------------------------- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static struct pf_waiter **whash_chain(fuse_req_t req)
+{
+	uint64_t h = (uint64_t)(uintptr_t)req * 0x9e3779b97f4a7c15ULL;
+
+	return &whash[h >> (64 - WHASH_BITS)];
+}
+
+/* The waiter of @req, without walking every file's readers. */
+static struct pf_waiter *waiter_find(fuse_req_t req)
+{
+	struct pf_waiter *w;
+
+	for (w = *whash_chain(req); w; w = w->hnext)
+		if (w->req == req)
+			return w;
+	return NULL;
+}
+
+/* Queue @w, a new reader of @f, as the newest. */
+static void waiter_add(struct pf_file *f, struct pf_waiter *w)
+{
+	struct pf_waiter **chain = whash_chain(w->req);
+
+	w->f = f;
+	w->next = NULL;
+	w->pprev = f->wtail;
+	*f->wtail = w;
+	f->wtail = &w->next;
+	w->hnext = *chain;
+	if (*chain)
+		(*chain)->hpprev = &w->hnext;
+	w->hpprev = chain;
+	*chain = w;
+}
+
+static void deferq_del(struct pf_waiter *w)
+{
+	if (!w->queued)
+		return;
+	*w->dpprev = w->dnext;
+	if (w->dnext)
+		w->dnext->dpprev = w->dpprev;
+	else
+		deferq[w->level].tail = w->dpprev;
+	w->queued = false;
+}
+
+/* @w's next look at its /proc status: TICK_NS << w->level from @now. */
+static void deferq_add(struct pf_waiter *w, uint64_t now)
+{
+	unsigned int l = w->level;
+
+	if (!deferq[l].tail)
+		deferq[l].tail = &deferq[l].head;
+	w->due = now + (TICK_NS << l);
+	w->dnext = NULL;
+	w->dpprev = deferq[l].tail;
+	*deferq[l].tail = w;
+	deferq[l].tail = &w->dnext;
+	w->queued = true;
+}
+
+/* Take @w out of its file's readers and every index; not freed. */
+static void waiter_unlink(struct pf_waiter *w)
+{
+	struct pf_file *f = w->f;
+
+	*w->pprev = w->next;
+	if (w->next)
+		w->next->pprev = w->pprev;
+	else
+		f->wtail = w->pprev;
+	*w->hpprev = w->hnext;
+	if (w->hnext)
+		w->hnext->hpprev = w->hpprev;
+	deferq_del(w);
+	if (w->deferred)
+		f->ndeferred--;
+}
+
+/* Answer @w, still queued, with -@err. */
+static void waiter_fail(struct pf_waiter *w, int err)
+{
+	waiter_unlink(w);
+	fuse_reply_err(w->req, err);
+	free(w);
+}
+
 static void reply_waiter(struct pf_file *f, struct pf_waiter *w)
 {
 	char buf[PF_LINE_MAX * 64];
@@ -576,23 +696,19 @@ static unsigned int poll_events(struct pf_file *f)
 /* Answer whatever can be answered now, oldest reader first. */
 static void file_kick(struct pf_file *f)
 {
-	struct pf_waiter **pp = &f->waiters;
+	struct pf_waiter *w = f->waiters;
 
-	while (*pp) {
-		struct pf_waiter *w = *pp;
+	while (w) {
+		struct pf_waiter *next = w->next;
 
-		if (w->registering) {
-			pp = &w->next;
-			continue;
+		if (!w->registering) {
+			if (!file_ready(f))
+				break;
+			waiter_unlink(w);
+			reply_waiter(f, w);
 		}
-		if (!file_ready(f))
-			break;
-		*pp = w->next;
-		reply_waiter(f, w);
+		w = next;
 	}
-	f->wtail = pp;
-	while (*f->wtail)
-		f->wtail = &(*f->wtail)->next;
 	if (f->ph && file_ready(f)) {
 		fuse_lowlevel_notify_poll(f->ph);
 		fuse_pollhandle_destroy(f->ph);
@@ -697,39 +813,10 @@ static struct pf_file *file_by_key(uint64_t key)
 	return f;
 }
 
-/*
- * Forward: see read_interrupted().
- */
-static bool interrupt_wanted(fuse_req_t req);
-
-/* End the reads of @f whose deferred interrupt has become one to honour. */
-static bool recheck_deferred(struct pf_file *f)
-{
-	struct pf_waiter **pp, *w;
-	bool any = false;
-
-	for (pp = &f->waiters; (w = *pp);) {
-		if (w->deferred && !w->registering && interrupt_wanted(w->req)) {
-			*pp = w->next;
-			if (f->wtail == &w->next)
-				f->wtail = pp;
-			fuse_reply_err(w->req, EINTR);
-			free(w);
-			continue;
-		}
-		any |= w->deferred;
-		pp = &w->next;
-	}
-	return any;
-}
-
 static bool needs_tick(const struct pf_file *f)
 {
-	struct pf_waiter *w;
-
-	for (w = f->waiters; w; w = w->next)
-		if (w->deferred)
-			return true;
+	if (f->ndeferred)
+		return true;
 	if (!(f->waiters || f->ph) || f->dead)
 		return false;
 	/* only the tick sees a CPU go offline */
@@ -792,7 +879,6 @@ static void kick_all(void)
 		if (files[s]->nopidfd_pid && !files[s]->dead &&
 		    pid_exited(files[s]->nopidfd_pid))
 			file_mark_dead(files[s]);
-		recheck_deferred(files[s]);
 		file_check_cpu(files[s]);
 		file_kick(files[s]);
 		again |= needs_tick(files[s]);
@@ -912,6 +998,76 @@ static int fd_async(int fd, uint64_t key)
 	return 0;
 }
 
+/* ---- deferred readers ------------------------------------------------ */
+
+static bool pid_wants_interrupt(pid_t pid);	/* see read_interrupted() */
+
+struct defer_check {
+	fuse_req_t req;
+	pid_t pid;
+	bool wanted;
+};
+
+/*
+ * Under pf_lock: take the deferred readers due for a look (at most
+ * DEFER_CHECKS, earliest due first: each level's queue is in due order)
+ * out of their queues and note what to look at.  Their /proc is read
+ * after the lock is let go; deferred_apply() finds them again by request.
+ */
+static unsigned int deferred_collect(struct defer_check *c, uint64_t now)
+{
+	unsigned int n, l;
+
+	for (n = 0; n < DEFER_CHECKS; n++) {
+		struct pf_waiter *w = NULL;
+
+		for (l = 0; l < DEFER_LEVELS; l++)
+			if (deferq[l].head && (!w || deferq[l].head->due < w->due))
+				w = deferq[l].head;
+		/* the tick that comes a little early still takes it */
+		if (!w || w->due > now + TICK_NS / 2)
+			break;
+		deferq_del(w);
+		w->checking = true;
+		c[n].req = w->req;
+		c[n].pid = fuse_req_ctx(w->req)->pid;
+		c[n].wanted = false;
+	}
+	return n;
+}
+
+/*
+ * Under pf_lock again: end the reads whose deferred interrupt became one
+ * to honour, and queue the others for a look twice as late.  A reader
+ * answered meanwhile is gone from whash[]; a new one that got the same
+ * request pointer since is not "checking".
+ */
+static void deferred_apply(const struct defer_check *c, unsigned int n,
+			   uint64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct pf_waiter *w = waiter_find(c[i].req);
+		struct pf_file *f;
+
+		if (!w || !w->checking)
+			continue;
+		w->checking = false;
+		if (!c[i].wanted) {
+			if (w->level < DEFER_LEVELS - 1)
+				w->level++;
+			deferq_add(w, now);
+		} else if (w->registering) {
+			w->interrupted = true;
+		} else {
+			f = w->f;
+			waiter_fail(w, EINTR);
+			file_kick(f);
+		}
+	}
+}
+
 static void *pf_loop(void *arg)
 {
 	/* a signal storm: let the lock's waiters in before the next round */
@@ -926,12 +1082,14 @@ static void *pf_loop(void *arg)
 	 * the rings fill meanwhile and the next round takes all of it.
 	 */
 	const struct timespec ring_pause = { 0, 1000000 };
+	static struct defer_check checks[DEFER_CHECKS];
 	struct epoll_event evs[64];
+	unsigned int nc, c;
 
 	(void)arg;
 	for (;;) {
 		int i, n = epoll_wait(epfd, evs, 64, -1);
-		bool storm = false, rings = false;
+		bool storm = false, rings = false, ticked = false;
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -959,6 +1117,7 @@ static void *pf_loop(void *arg)
 				if (read(tickfd, &v, sizeof(v)) < 0)
 					continue;
 				kick_all();
+				ticked = true;
 				continue;
 			}
 			f = file_by_key(key);
@@ -967,6 +1126,18 @@ static void *pf_loop(void *arg)
 			rings |= f->type == PERFCTRFS_IRQ &&
 				 (key & 0xffff) >= IDX_SET0;
 			file_service(f, key & 0xffff, evs[i].events);
+		}
+		/*
+		 * Deferred readers' /proc status: read without pf_lock, which
+		 * every user's open and blocking read needs.
+		 */
+		nc = ticked ? deferred_collect(checks, mono_ns()) : 0;
+		if (nc) {
+			pthread_mutex_unlock(&pf_lock);
+			for (c = 0; c < nc; c++)
+				checks[c].wanted = pid_wants_interrupt(checks[c].pid);
+			pthread_mutex_lock(&pf_lock);
+			deferred_apply(checks, nc, mono_ns());
 		}
 		pthread_mutex_unlock(&pf_lock);
 		if (storm)
@@ -980,14 +1151,7 @@ static void *pf_loop(void *arg)
 /* ---- interrupts ------------------------------------------------------- */
 
 /*
- * libfuse calls this with the request's own lock held, maybe before the
- * read handler has finished queueing it (then it only marks it), maybe
- * after the loop answered it (then it is no longer queued and nothing
- * happens: the pointer compare is safe because libfuse holds a reference
- * to the request while it calls us).
- */
-/*
- * Should this interrupt end the blocked read @req with EINTR?
+ * Should an interrupt end the blocked read of thread @pid with EINTR?
  *
  * On a perf fd (or any kernel file) a read cut by a signal returns
  * -ERESTARTSYS, and the kernel restarts it after a stop, or after a
@@ -1002,16 +1166,15 @@ static void *pf_loop(void *arg)
  * SIGCONT, or a signal whose default is to be ignored, must not break the
  * read: it goes on, as a restarted read would.
  */
-static bool interrupt_wanted(fuse_req_t req)
+static bool pid_wants_interrupt(pid_t pid)
 {
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	uint64_t pnd = 0, blk = 0, cgt = 0;
 	char path[64], buf[16384], *line, *save;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)ctx->pid);
-	fd = ctx->pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	fd = pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd < 0)
 		return true;	/* gone, or not ours to see: let it go */
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -1032,41 +1195,45 @@ static bool interrupt_wanted(fuse_req_t req)
 	return (pnd & (1ULL << (SIGKILL - 1))) || (pnd & cgt);
 }
 
+/*
+ * libfuse calls this with the request's own lock held, maybe before the
+ * read handler has finished queueing it (then it only marks it), maybe
+ * after the loop answered it (then it is no longer queued and nothing
+ * happens: the lookup by pointer is safe because libfuse holds a
+ * reference to the request while it calls us).  The waiter is found by
+ * its request (whash[]), not by walking every file's readers under
+ * pf_lock: a group stop of W threads blocked in reads interrupts all W.
+ * A deferred one is looked at again by the loop (deferred_collect()),
+ * with a backoff, until it is answered.
+ */
 static void read_interrupted(fuse_req_t req, void *data)
 {
-	unsigned int s;
+	struct pf_waiter *w;
+	struct pf_file *f;
 	bool wanted;
 
 	(void)data;
-	wanted = interrupt_wanted(req);
+	wanted = pid_wants_interrupt(fuse_req_ctx(req)->pid);
 	pthread_mutex_lock(&pf_lock);
-	for (s = 0; s < nr_files_alloc; s++) {
-		struct pf_file *f = files[s];
-		struct pf_waiter **pp;
-
-		if (!f)
-			continue;
-		for (pp = &f->waiters; *pp; pp = &(*pp)->next) {
-			struct pf_waiter *w = *pp;
-
-			if (w->req != req)
-				continue;
-			if (!wanted) {
-				/* the tick ends it if a fatal signal follows */
-				w->deferred = true;
-				tick_arm(true);
-			} else if (w->registering) {
-				w->interrupted = true;
-			} else {
-				*pp = w->next;
-				fuse_reply_err(req, EINTR);
-				free(w);
-				file_kick(f);
-			}
-			goto out;
+	w = waiter_find(req);
+	if (!w) {
+		/* answered already */
+	} else if (!wanted) {
+		/* the tick ends it if a fatal signal follows */
+		if (!w->deferred) {
+			w->deferred = true;
+			w->f->ndeferred++;
+			w->level = 0;
+			deferq_add(w, mono_ns());
 		}
+		tick_arm(true);
+	} else if (w->registering) {
+		w->interrupted = true;
+	} else {
+		f = w->f;
+		waiter_fail(w, EINTR);
+		file_kick(f);
 	}
-out:
 	pthread_mutex_unlock(&pf_lock);
 }
 
@@ -1110,7 +1277,7 @@ void pf_file_read(fuse_req_t req, struct pf_file *f, size_t size, off_t off,
 		  int flags)
 {
 	char buf[PF_LINE_MAX * 64];
-	struct pf_waiter *w, **pp;
+	struct pf_waiter *w;
 	size_t n;
 
 	if (f->type != PERFCTRFS_IRQ && !f->period.value) {
@@ -1140,8 +1307,7 @@ void pf_file_read(fuse_req_t req, struct pf_file *f, size_t size, off_t off,
 	w->req = req;
 	w->size = size;
 	w->registering = true;
-	*f->wtail = w;
-	f->wtail = &w->next;
+	waiter_add(f, w);
 	if (needs_tick(f))
 		tick_arm(true);
 	/* a count that got there meanwhile: file_kick() below sees it */
@@ -1153,13 +1319,8 @@ void pf_file_read(fuse_req_t req, struct pf_file *f, size_t size, off_t off,
 
 	pthread_mutex_lock(&pf_lock);
 	w->registering = false;
-	if (w->interrupted) {
-		for (pp = &f->waiters; *pp != w; pp = &(*pp)->next)
-			;
-		*pp = w->next;
-		fuse_reply_err(req, EINTR);
-		free(w);
-	}
+	if (w->interrupted)
+		waiter_fail(w, EINTR);
 	file_kick(f);
 	pthread_mutex_unlock(&pf_lock);
 }
@@ -1842,11 +2003,8 @@ void pf_file_release(struct pf_file *f)
 	pthread_mutex_lock(&pf_lock);
 	files[f->slot] = NULL;
 	/* no read can be pending at release, but never leave one hanging */
-	while ((w = f->waiters)) {
-		f->waiters = w->next;
-		fuse_reply_err(w->req, EBADF);
-		free(w);
-	}
+	while ((w = f->waiters))
+		waiter_fail(w, EBADF);
 	file_unhook(f);
 	pthread_mutex_unlock(&pf_lock);
 	file_destroy(f);
