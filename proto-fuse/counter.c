@@ -33,8 +33,20 @@
  * SIGIO says the queue was full (no fd): every waiting file is looked at,
  * which in a storm is routine, not rare.
  *
- * Everything here runs under pf_lock, except the read of a period-0
- * leaf (read_period0()), which takes only its own file's line0_lock.
+ * A pass of the loop holds pf_lock for the events epoll gave (at most
+ * 64), and on a tick for one look at every open file with a reader.  A
+ * read interrupted by a signal it sleeps through (a stop, SIGCONT) is
+ * deferred: the tick reads its reader's /proc status again, to end it when
+ * a fatal signal follows, after a backoff (100 ms doubling to 1.6 s) and
+ * for at most DEFER_CHECKS readers a tick, earliest due first; those reads
+ * run after the lock is let go, and what they found is applied under it to
+ * the readers still there (deferred_collect(), deferred_apply()).  A
+ * user's stopped threads thus cost at most 2,560 status reads a second,
+ * none under the lock; an interrupt finds its reader by a hash, whash[].
+ *
+ * Everything else here runs under pf_lock, except the read of a period-0
+ * leaf (read_period0()), which takes only its own file's line0_lock, and
+ * an interrupt's own look at /proc (read_interrupted()).
  */
 #include <dirent.h>
 #include <errno.h>
