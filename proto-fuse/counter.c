@@ -1713,7 +1713,7 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		for (m = 0; m < PERFCTRFS_MAX_GROUP; m++)
 			f->sets[s].fd[m] = -1;
 	/* the caller's share, before any counter exists */
-	f->uid = ctx->uid;
+	f->uid = caller->acct_uid;
 	err = pf_share_take(f->uid, (unsigned long)nr * f->nr_members);
 	if (err)
 		goto fail_early;
