@@ -11,11 +11,14 @@
  *
  * Every counter is one of the daemon's file descriptors, and they are
  * shared by everybody the daemon serves: one user holding them all would
- * leave every other user, root included, with EMFILE.  So each user may
- * hold at most pf_opts.max_counters counters at once (the mount option
- * max_counters=, by default a quarter of the daemon's open-file limit
- * when it serves every user, no limit of its own otherwise).  An open
- * that would go over fails with EMFILE for that user alone.
+ * leave every other user, root included, with EMFILE.  So a share unit is
+ * one fd the daemon holds for a user's leaves: each counter, each time
+ * period's timerfd (counter.c), and the pidfd of each target it started
+ * watching (watch.c).  Each user may hold at most pf_opts.max_counters
+ * units at once (the mount option max_counters=, by default a quarter of
+ * the daemon's open-file limit when it serves every user, no limit of its
+ * own otherwise).  An open that would go over fails with EMFILE for that
+ * user alone.
  *
  * The daemon also locks memory for a caller: it maps each irq ring, so
  * perf charges the ring to root, whose CAP_IPC_LOCK lifts every limit,
@@ -35,8 +38,9 @@
  * pf_opts.max_dirs of them (max_dirs=, by default PF_MAX_DIRS when the
  * daemon serves every user): EMFILE past it, for that user alone.
  *
- * share_lock guards the table and is never held with another lock; the
- * sysctls and /proc files a charge needs are read before it is taken.
+ * share_lock guards the table, and no other lock is taken while it is
+ * held (it is taken under pf_lock, by watch.c); the sysctls and /proc
+ * files a charge needs are read before it is taken.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -51,7 +55,7 @@
 struct pf_share {
 	struct pf_share *next;
 	uid_t uid;
-	unsigned long held;		/* counters */
+	unsigned long held;		/* share units: the daemon's fds */
 	unsigned long dirs;		/* open directory handles */
 	struct pf_mlock mlock;		/* pages its irq leaves lock */
 	unsigned long timer_rate;	/* its timers' firings a second */
@@ -91,7 +95,7 @@ static void share_put(struct pf_share *s)
 	free(s);
 }
 
-/* Take @n counters of @uid's share: 0, or -EMFILE when over it. */
+/* Take @n units (fds) of @uid's share: 0, or -EMFILE when over it. */
 int pf_share_take(uid_t uid, unsigned long n)
 {
 	struct pf_share *s;
