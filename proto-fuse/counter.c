@@ -1810,6 +1810,7 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	struct pf_status *target;
 	struct pf_file *f;
 	bool is_process = false, inherit;
+	unsigned long units;
 	unsigned int s, m;
 	int nr, err, nr_threads = 0;
 
@@ -1885,12 +1886,18 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	for (s = 0; s < f->nr_sets; s++)
 		for (m = 0; m < PERFCTRFS_MAX_GROUP; m++)
 			f->sets[s].fd[m] = -1;
-	/* the caller's share, before any counter exists */
-	f->uid = ctx->uid;
-	err = pf_share_take(f->uid, (unsigned long)nr * f->nr_members);
+	/*
+	 * the caller's share, before any counter exists: a unit is one of
+	 * the daemon's fds, so each counter and a time period's timerfd (a
+	 * new target's pidfd is charged by pf_watch_get())
+	 */
+	f->uid = caller->acct_uid;
+	units = (unsigned long)nr * f->nr_members +
+		(f->period.is_time && f->type != PERFCTRFS_IRQ);
+	err = pf_share_take(f->uid, units);
 	if (err)
 		goto fail_early;
-	f->share = (unsigned long)nr * f->nr_members;
+	f->share = units;
 	/*
 	 * and its budgets: an irq leaf's locked memory (EPERM, perf's errno,
 	 * past its limits); a time period's timer, which wakes the event
@@ -1918,7 +1925,8 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	nr_counters += f->nr_sets * f->nr_members;
 	if (pid.kind == PERFCTRFS_PID_NUM) {
 		/* gone is ENOENT; out of fds or memory fails the open */
-		err = pf_watch_get(pid.pid, !is_process, epfd, &f->watch);
+		err = pf_watch_get(pid.pid, !is_process, epfd, f->uid,
+				   &f->watch);
 		if (!err)
 			err = pf_watch_add(f->watch, f, epfd);
 		if (err)

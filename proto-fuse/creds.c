@@ -192,6 +192,25 @@ bool pf_creds_privileged_as(const struct pf_creds *c,
 }
 
 /*
+ * Whom the share of a caller whose real uid is @ruid (as the daemon's
+ * user namespace sees it) is charged to, given its user namespaces @w.
+ *
+ * In the daemon's own user namespace, its real uid, as perf charges a
+ * ring.  Below it, the owner of the outermost namespace under the
+ * daemon's: whoever made that namespace controls every uid it maps (an
+ * /etc/subuid range is 65,536 of them), and every namespace made inside
+ * it, so all of them are one user.  A namespace that is not below the
+ * daemon's (the walk never reached it) gives no owner the daemon can
+ * answer for: the real uid again, the most the daemon knows.
+ */
+uid_t pf_accountable_uid(uid_t ruid, const struct pf_userns_walk *w)
+{
+	if (!w->reached || w->depth < 1 || w->depth > PF_MAX_USERNS)
+		return ruid;
+	return w->owner[w->depth - 1];
+}
+
+/*
  * The id of @target in a pid namespace @caller_level deep (1: the
  * daemon's own), given that the target is known to live in that namespace
  * or one below it; -1 when it is not that deep.

@@ -684,16 +684,22 @@ static bool dir_tmpl(const struct pf_dir *d, struct pf_node *n, size_t i,
 static void pf_opendir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	uid_t uid = fuse_req_ctx(req)->uid;
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct pf_dir *d;
 	struct pf_node *n;
+	uid_t uid;
 	int err;
 
 	n = req_node(req, ino, WANT_DIR);
 	if (!n)
 		return;
-	/* first: a user out of handles costs the daemon no listing */
-	err = pf_share_dir_take(uid);
+	/*
+	 * first: a user out of handles costs the daemon no listing; charged
+	 * to whom the caller's leaves are (its accountable uid)
+	 */
+	err = pf_caller_acct_uid(ctx->pid, ctx->uid, &uid);
+	if (!err)
+		err = pf_share_dir_take(uid);
 	if (err) {
 		fuse_reply_err(req, -err);
 		return;

@@ -149,7 +149,7 @@ struct pf_caller;
 
 /* What one open leaf holds of its caller's budgets (budget.h). */
 struct pf_budget {
-	uid_t uid;			/* the caller's real uid, as perf's */
+	uid_t uid;			/* the caller's accountable uid */
 	struct pf_mlock mlock;		/* irq rings and queue: locked pages */
 	unsigned long timer_rate;	/* a time period: firings a second */
 };
@@ -171,6 +171,7 @@ struct pf_caller {
 	pid_t tid;			/* in the daemon's pid namespace */
 	struct pf_status st;
 	struct pf_creds creds;		/* what its opener holds */
+	uid_t acct_uid;			/* its share's: pf_accountable_uid() */
 	bool same_userns;		/* as the daemon's */
 	bool same_pidns;		/* as the daemon's */
 };
@@ -181,6 +182,7 @@ unsigned int pf_nr_openers(void);
 int pf_task_status(pid_t tid, struct pf_status *st);
 int pf_task_memlock(pid_t tid, uint64_t *bytes);
 int pf_caller_get(pid_t tid, struct pf_caller *c);
+int pf_caller_acct_uid(pid_t tid, uid_t fallback, uid_t *uid);
 bool pf_target_refused(const struct pf_caller *c, pid_t tgid);
 pid_t pf_caller_pid(const struct pf_caller *c, pid_t pid);
 pid_t pf_pid_from_caller(const struct pf_caller *c, pid_t nr);
@@ -204,7 +206,8 @@ struct pf_watch;
 #define PF_WATCH_SLOT	0xfffffeULL	/* epoll keys: (slot << 40) | ... */
 
 uint64_t pf_watch_key(const struct pf_watch *w);
-int pf_watch_get(pid_t pid, bool thread, int epfd, struct pf_watch **out);
+int pf_watch_get(pid_t pid, bool thread, int epfd, uid_t uid,
+		 struct pf_watch **out);
 int pf_watch_add(struct pf_watch *w, void *owner, int epfd);
 void pf_watch_del(struct pf_watch *w, void *owner, int epfd);
 void pf_watch_fire(uint64_t key, int epfd, void (*gone)(void *owner));

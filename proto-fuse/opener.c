@@ -48,6 +48,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/nsfs.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <pthread.h>
@@ -973,12 +974,61 @@ static int ns_at(int dir, const char *ns, struct stat *st)
 }
 
 /*
- * Who the thread @tid that sent a request is, and what its opener holds.
- * FUSE gives pid 0 for a caller in a pid namespace the daemon cannot see:
- * such a caller cannot be identified and is refused with EACCES.
+ * The user namespaces of the task whose /proc/<tid> is @dir, its own
+ * first, up to the daemon's (NS_GET_PARENT, one level at a time), with
+ * each one's owner (NS_GET_OWNER_UID: a uid as the daemon's namespace
+ * sees it).  A namespace whose parent is not below the daemon's ends the
+ * walk unreached (EPERM: the kernel will not show a parent outside the
+ * asker's namespace).  -ENOENT when the task is gone.
+ */
+static int userns_walk(int dir, struct pf_userns_walk *w)
+{
+	struct stat st;
+	int fd, parent, err = 0;
+
+	memset(w, 0, sizeof(*w));
+	fd = openat(dir, "ns/user", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ESRCH ? -ENOENT : -errno;
+	for (;;) {
+		if (fstat(fd, &st)) {
+			err = -errno;
+			break;
+		}
+		if (st.st_dev == own_userns.st_dev &&
+		    st.st_ino == own_userns.st_ino) {
+			w->reached = true;
+			break;
+		}
+		if (w->depth == PF_MAX_USERNS)
+			break;		/* deeper than the kernel nests */
+		if (ioctl(fd, NS_GET_OWNER_UID, &w->owner[w->depth])) {
+			err = -errno;
+			break;
+		}
+		w->depth++;
+		parent = ioctl(fd, NS_GET_PARENT);
+		if (parent < 0) {
+			if (errno != EPERM)
+				err = -errno;
+			break;
+		}
+		close(fd);
+		fd = parent;
+	}
+	close(fd);
+	return err;
+}
+
+/*
+ * Who the thread @tid that sent a request is, what its opener holds, and
+ * whom its share is charged to.  FUSE gives pid 0 for a caller in a pid
+ * namespace the daemon cannot see: such a caller cannot be identified and
+ * is refused with EACCES.
  */
 int pf_caller_get(pid_t tid, struct pf_caller *c)
 {
+	struct pf_userns_walk walk = { 0 };
 	struct stat uns, pns;
 	int dir, err;
 
@@ -987,8 +1037,8 @@ int pf_caller_get(pid_t tid, struct pf_caller *c)
 	memset(c, 0, sizeof(*c));
 	c->tid = tid;
 	/*
-	 * One lookup of /proc/<tid> for its three reads: fresh from /proc
-	 * at every call as before, and all three of the one task.
+	 * One lookup of /proc/<tid> for all its reads: fresh from /proc at
+	 * every call as before, and all of the one task.
 	 */
 	dir = task_dir(tid);
 	err = dir < 0 ? dir : status_at(dir, &c->st);
@@ -996,6 +1046,11 @@ int pf_caller_get(pid_t tid, struct pf_caller *c)
 		err = ns_at(dir, "user", &uns);
 	if (!err)
 		err = ns_at(dir, "pid", &pns);
+	c->same_userns = !err && uns.st_dev == own_userns.st_dev &&
+			 uns.st_ino == own_userns.st_ino;
+	/* below the daemon's user namespace: who answers for it */
+	if (!err && !c->same_userns)
+		err = userns_walk(dir, &walk);
 	if (dir >= 0)
 		close(dir);
 	/* gone is ENOENT, our own shortage is ours; anything else, refused */
@@ -1003,11 +1058,34 @@ int pf_caller_get(pid_t tid, struct pf_caller *c)
 		return err == -ENOENT || pf_err_transient(-err) ? err : -EACCES;
 	pf_creds_decide(&c->st, uns.st_dev, uns.st_ino, pns.st_dev, pns.st_ino,
 			&c->creds);
-	c->same_userns = uns.st_dev == own_userns.st_dev &&
-			 uns.st_ino == own_userns.st_ino;
+	c->acct_uid = pf_accountable_uid(c->st.uid[0], &walk);
 	c->same_pidns = pns.st_dev == own_pidns.st_dev &&
 			pns.st_ino == own_pidns.st_ino;
 	return 0;
+}
+
+/*
+ * The accountable uid (pf_caller_get()'s acct_uid) of the thread @tid that
+ * sent a request, for one that needs no more of the caller: @fallback
+ * (the uid FUSE gives) for a caller FUSE could not name (pid 0).
+ */
+int pf_caller_acct_uid(pid_t tid, uid_t fallback, uid_t *uid)
+{
+	struct pf_caller *c;
+	int err;
+
+	if (tid <= 0) {
+		*uid = fallback;
+		return 0;
+	}
+	c = malloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	err = pf_caller_get(tid, c);
+	if (!err)
+		*uid = c->acct_uid;
+	free(c);
+	return err;
 }
 
 /*

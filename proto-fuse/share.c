@@ -3,34 +3,44 @@
  * Each user's share of what the daemon holds for its callers: counters,
  * directory handles, and its budgets.
  *
+ * A user is an accountable uid (pf_accountable_uid(), creds.c): a
+ * caller's real uid in the daemon's own user namespace; for a caller in a
+ * user namespace below it, the owner of the outermost one under the
+ * daemon's.  Keyed by kuid, a user with an /etc/subuid range held 65,537
+ * shares (one per uid it maps), enough for the daemon's whole fd table.
+ *
  * Every counter is one of the daemon's file descriptors, and they are
  * shared by everybody the daemon serves: one user holding them all would
- * leave every other user, root included, with EMFILE.  So each uid may
- * hold at most pf_opts.max_counters counters at once (the mount option
- * max_counters=, by default a quarter of the daemon's open-file limit
- * when it serves every user, no limit of its own otherwise).  An open
- * that would go over fails with EMFILE for that user alone.
+ * leave every other user, root included, with EMFILE.  So a share unit is
+ * one fd the daemon holds for a user's leaves: each counter, each time
+ * period's timerfd (counter.c), and the pidfd of each target it started
+ * watching (watch.c).  Each user may hold at most pf_opts.max_counters
+ * units at once (the mount option max_counters=, by default a quarter of
+ * the daemon's open-file limit when it serves every user, no limit of its
+ * own otherwise).  An open that would go over fails with EMFILE for that
+ * user alone.
  *
  * The daemon also locks memory for a caller: it maps each irq ring, so
  * perf charges the ring to root, whose CAP_IPC_LOCK lifts every limit,
  * and it allocates each irq leaf's record queue.  So the pages an irq
- * leaf locks are charged to its caller's real uid here, as perf_mmap()
- * would charge them had the caller mapped the ring itself (budget.c):
- * EPERM past the caller's limits.
+ * leaf locks are charged to its caller here, as perf_mmap() would charge
+ * them had the caller mapped the ring itself (budget.c), but to its
+ * accountable uid, not its kuid: EPERM past the caller's limits.
  *
  * And it arms a timerfd for each time-period leaf, which wakes its event
- * loop at every interval: a uid's timers together may fire at most
+ * loop at every interval: a user's timers together may fire at most
  * PF_TIMER_RATE_MAX times a second, as on the kernel filesystem; past
  * it, an open gets ENOSPC.
  *
  * Every open directory handle is some of the daemon's memory (its
  * listing: a few bytes a CPU or a process), which opening a directory
- * costs its user almost nothing of; so each uid may hold at most
+ * costs its user almost nothing of; so each user may hold at most
  * pf_opts.max_dirs of them (max_dirs=, by default PF_MAX_DIRS when the
  * daemon serves every user): EMFILE past it, for that user alone.
  *
- * share_lock guards the table and is never held with another lock; the
- * sysctls and /proc files a charge needs are read before it is taken.
+ * share_lock guards the table, and no other lock is taken while it is
+ * held (it is taken under pf_lock, by watch.c); the sysctls and /proc
+ * files a charge needs are read before it is taken.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -45,7 +55,7 @@
 struct pf_share {
 	struct pf_share *next;
 	uid_t uid;
-	unsigned long held;		/* counters */
+	unsigned long held;		/* share units: the daemon's fds */
 	unsigned long dirs;		/* open directory handles */
 	struct pf_mlock mlock;		/* pages its irq leaves lock */
 	unsigned long timer_rate;	/* its timers' firings a second */
@@ -85,7 +95,7 @@ static void share_put(struct pf_share *s)
 	free(s);
 }
 
-/* Take @n counters of @uid's share: 0, or -EMFILE when over it. */
+/* Take @n units (fds) of @uid's share: 0, or -EMFILE when over it. */
 int pf_share_take(uid_t uid, unsigned long n)
 {
 	struct pf_share *s;
@@ -202,7 +212,7 @@ static int mlock_limits(const struct pf_caller *c, unsigned long page_size,
 
 /*
  * Charge @pages locked for the caller @c (an irq leaf's rings and queue)
- * to its real uid, into @b: 0, or -EPERM past its limits.
+ * to its accountable uid, into @b: 0, or -EPERM past its limits.
  */
 int pf_budget_lock(const struct pf_caller *c, unsigned long pages,
 		   struct pf_budget *b)
@@ -210,7 +220,7 @@ int pf_budget_lock(const struct pf_caller *c, unsigned long pages,
 	struct pf_mlock_limits lim;
 	struct pf_mlock charge;
 	struct pf_share *s;
-	uid_t uid = c->st.uid[0];
+	uid_t uid = c->acct_uid;
 	int err;
 
 	if (!pages)
@@ -235,15 +245,15 @@ int pf_budget_lock(const struct pf_caller *c, unsigned long pages,
 }
 
 /*
- * Charge a timer of @period_ns for the caller @c to its real uid, into
- * @b: 0, or -ENOSPC when its timers would fire too often.
+ * Charge a timer of @period_ns for the caller @c to its accountable uid,
+ * into @b: 0, or -ENOSPC when its timers would fire too often.
  */
 int pf_budget_timer(const struct pf_caller *c, uint64_t period_ns,
 		    struct pf_budget *b)
 {
 	unsigned long cost = pf_timer_cost(period_ns);
 	struct pf_share *s;
-	uid_t uid = c->st.uid[0];
+	uid_t uid = c->acct_uid;
 	int err;
 
 	pthread_mutex_lock(&share_lock);

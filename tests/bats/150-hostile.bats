@@ -28,9 +28,13 @@ setup() {
 	fi
 	extra=
 	stopper=
+	stopped=
 }
 
 teardown() {
+	# SIGSTOPped targets: a SIGTERM would wait for a SIGCONT, and so would
+	# kill_bg_jobs
+	[ -n "$stopped" ] && { kill -KILL $stopped; wait $stopped; } 2>/dev/null
 	kill_bg_jobs
 	[ -n "$extra" ] && umount_extra "$extra"
 	# a test that stops $stopper's openers failed: let them read their EOF
@@ -871,15 +875,16 @@ nest_script() {
 	extra=$(extra_dir)
 	mount_extra "$extra" "max_counters=8"
 	as_user_argv "$U1"
-	# 8 threads: one leaf on them is U1's whole share
-	"${AS_USER[@]}" "$H/spin" -T 8 $((60 * SLOW)) > "$BATS_TEST_TMPDIR/spin.out" 3>&- &
+	# 7 threads: one leaf on them (7 counters and its target's pidfd) is
+	# U1's whole share
+	"${AS_USER[@]}" "$H/spin" -T 7 $((60 * SLOW)) > "$BATS_TEST_TMPDIR/spin.out" 3>&- &
 	spid=$!
-	wait_until "[ \$(wc -l < $BATS_TEST_TMPDIR/spin.out) -ge 8 ]" 100 || die "no spinner"
+	wait_until "[ \$(wc -l < $BATS_TEST_TMPDIR/spin.out) -ge 7 ]" 100 || die "no spinner"
 	"${AS_USER[@]}" "$H/leafio" "$extra/all/task_clock:u/$spid/simple/0" sleep=$((60000 * SLOW)) \
 		> "$BATS_TEST_TMPDIR/holder.out" 2>&1 3>&- &
 	holder=$!
-	wait_until "[ \$(\"$H/xattr\" '$extra' user.perfctr.counters) = 8 ]" 100 ||
-		die "U1's leaf holds $("$H/xattr" "$extra" user.perfctr.counters) counters, not 8: $(cat "$BATS_TEST_TMPDIR/holder.out")"
+	wait_until "[ \$(\"$H/xattr\" '$extra' user.perfctr.counters) = 7 ]" 100 ||
+		die "U1's leaf holds $("$H/xattr" "$extra" user.perfctr.counters) counters, not 7: $(cat "$BATS_TEST_TMPDIR/holder.out")"
 	assert_eq "$(result_of "$(as_user "$U1" "$H/leafio" "$extra/all/task_clock:u/self/simple/0" read 2>&1)")" \
 		EMFILE "$U1's ninth counter"
 	assert_eq "$(result_of "$(as_user "$U2" "$H/leafio" "$extra/all/task_clock:u/self/simple/0" read 2>&1)")" \
@@ -891,6 +896,85 @@ nest_script() {
 	wait_until "[ \$(\"$H/xattr\" '$extra' user.perfctr.counters) = 0 ]" 100 || die "U1's counters never closed"
 	assert_eq "$(result_of "$(as_user "$U1" "$H/leafio" "$extra/all/task_clock:u/self/simple/0" read 2>&1)")" \
 		ok "$U1 once its leaf closed"
+}
+
+@test "a user's share holds across the uids its user namespaces map: 16 subuids get one share, not 16" {
+	require_fuse
+	require_root
+	require_cmd unshare nsenter
+	local base=200000 nsp k spid out held
+	extra=$(extra_dir)
+	mount_extra "$extra" "max_counters=8"
+	# U1's user namespace, mapping 16 uids of a subuid range, written by
+	# root from outside as newuidmap writes an /etc/subuid range
+	as_user_argv "$U1"
+	"${AS_USER[@]}" unshare -U sh -c 'echo $$; exec sleep '$((120 * SLOW)) \
+		> "$BATS_TEST_TMPDIR/ns.out" 2>&1 3>&- &
+	wait_until "[ -s $BATS_TEST_TMPDIR/ns.out ]" 100 || die "no namespace: $(cat "$BATS_TEST_TMPDIR/ns.out")"
+	nsp=$(head -1 "$BATS_TEST_TMPDIR/ns.out")
+	[[ $nsp =~ ^[0-9]+$ ]] || skip "$U1 cannot make a user namespace here: $nsp"
+	echo "0 $base 16" > "/proc/$nsp/uid_map" && echo "0 $base 16" > "/proc/$nsp/gid_map" ||
+		die "cannot map uids $base.. into $U1's namespace"
+	for k in $(seq 0 15); do
+		# ns uid k: a target of its own with 7 threads, stopped once they
+		# exist (a leaf on it is 7 counters, and its target's pidfd 1),
+		# and a leaf on it held open
+		nsenter -U -t "$nsp" -S "$k" -G "$k" "$H/spin" -T 7 $((120 * SLOW)) \
+			> "$BATS_TEST_TMPDIR/spin.$k" 3>&- &
+		spid=$!
+		stopped="$stopped $spid"
+		wait_until "[ \$(wc -l < $BATS_TEST_TMPDIR/spin.$k) -ge 7 ]" 100 || die "no spinner for ns uid $k"
+		kill -STOP "$spid"
+		nsenter -U -t "$nsp" -S "$k" -G "$k" "$H/leafio" "$extra/all/task_clock:u/$spid/simple/0" \
+			read sleep=$((120000 * SLOW)) > "$BATS_TEST_TMPDIR/holder.$k" 2>&1 3>&- &
+		wait_until "[ -s $BATS_TEST_TMPDIR/holder.$k ]" 100 || die "ns uid $k's open never answered"
+	done
+	held=$("$H/xattr" "$extra" user.perfctr.counters)
+	echo "# counters held by U1's 16 namespace uids, max_counters=8: $held" >&3
+	assert_eq "$(result_of "$(cat "$BATS_TEST_TMPDIR/holder.0")")" ok "ns uid 0's leaf (the first of U1's share)"
+	assert_eq "$(result_of "$(cat "$BATS_TEST_TMPDIR/holder.1")")" EMFILE "ns uid 1's leaf, past U1's share"
+	assert_le "$held" 8 "counters held by the uids of one user's namespace"
+	# and U1's share is its own: U2 still opens
+	assert_eq "$(result_of "$(as_user "$U2" "$H/leafio" "$extra/all/task_clock:u/self/simple/0" read 2>&1)")" \
+		ok "$U2, while $U1's namespace is out of its share"
+}
+
+@test "a user holds no more of the daemon's fds than max_counters: a leaf's timerfd and its target's pidfd count" {
+	require_fuse
+	require_root
+	local xpid base now i t res opened=0 refused=0
+	extra=$(extra_dir)
+	mount_extra "$extra" "max_counters=4"
+	xpid=$(cat "$BATS_TEST_TMPDIR/extra.pid")
+	as_user_argv "$U1"
+	# U1's opener first: its socket and pidfd are the daemon's, not a leaf's
+	assert_eq "$(result_of "$(as_user "$U1" "$H/leafio" "$extra/all/task_clock:u/self/simple/0" read 2>&1)")" \
+		ok "$U1's first leaf"
+	wait_until "[ \$(\"$H/xattr\" '$extra' user.perfctr.counters) = 0 ]" 100 || die "U1's first leaf never closed"
+	base=$(ls "/proc/$xpid/fd" | wc -l)
+	# four 1 s leaves of one counter each, on four targets: each is a
+	# counter, a timerfd and the target's pidfd in the daemon
+	for i in 1 2 3 4; do
+		"${AS_USER[@]}" sleep $((120 * SLOW)) 3>&- &
+		t=$!
+		# runas has become U1 and exec'd it
+		wait_until "[ \"\$(cat /proc/$t/comm 2>/dev/null)\" = sleep ]" 100 || die "no target $i"
+		"${AS_USER[@]}" "$H/leafio" "$extra/all/task_clock:u/$t/simple/1s" \
+			sleep=$((120000 * SLOW)) ms > "$BATS_TEST_TMPDIR/holder.$i" 2>&1 3>&- &
+		# an open that fails prints at once; one that holds prints nothing
+		sleep 1
+		res=$(cat "$BATS_TEST_TMPDIR/holder.$i")
+		if [ -z "$res" ]; then
+			opened=$((opened + 1))
+		else
+			assert_eq "$(result_of "$res")" EMFILE "$U1's 1 s leaf $i" || return 1
+			refused=$((refused + 1))
+		fi
+	done
+	now=$(ls "/proc/$xpid/fd" | wc -l)
+	echo "# U1's four 1 s leaves with max_counters=4: $opened opened, $refused refused, daemon fds $base -> $now" >&3
+	assert_ge "$opened" 1 "1 s leaves opened (else the test proves nothing)"
+	assert_le "$((now - base))" 4 "daemon fds held for $U1 with max_counters=4"
 }
 
 @test "max_counters= takes a positive count only" {
