@@ -72,6 +72,7 @@
 
 #include "fmt.h"
 #include "internal.h"
+#include "counter.h"
 
 /*
  * Data pages of irq rings, over all the sets of a leaf: while nobody
@@ -80,107 +81,26 @@
  */
 #define RB_PAGES_IRQ	32
 #define RB_PAGES_MIN	2	/* a set's ring, when many share the budget */
-#define TICK_NS		100000000ULL	/* fallback tick: 100ms */
 #define SIG_READS	4		/* signalfd reads a wakeup, see read_signals() */
 #define SIGQ_MAX	1024		/* signals queued to us, see sigq_cap() */
 #define MAX_SETS	65000	/* fits the 16-bit index in epoll data */
-/*
- * Deferred readers (read_interrupted()): a reader's /proc status is looked
- * at again TICK_NS after its interrupt, then after twice as long each
- * time, up to TICK_NS << DEFER_LEVELS - 1 (1.6 s); at most DEFER_CHECKS
- * of them a tick, earliest due first, read without pf_lock.
- */
-#define DEFER_LEVELS	5
-#define DEFER_CHECKS	256
 #define WHASH_BITS	12		/* waiters by request: 4096 chains */
 
-#define IDX_TIMER	0
-#define IDX_SET0	2
-#define SLOT_GLOBAL	0xffffffULL
 #define GLOBAL_STOP	0
 #define GLOBAL_TICK	1
 #define GLOBAL_SIG	2
 #define SIG_WAKE	(SIGRTMIN + 2)
 
-struct pf_set {
-	int fd[PERFCTRFS_MAX_GROUP];
-	struct perf_event_mmap_page *meta;	/* leader's ring, or NULL */
-	size_t rb_len;
-	bool polled;			/* leader fd is in the epoll set */
-	bool hup;			/* ... and its thread exited: never again */
-	bool no_signal;			/* leader cannot sample: tick only */
-	bool sigio;			/* leader can signal its overflows */
-	bool async;			/* ... and does now (O_ASYNC) */
-	uint64_t wake_period;		/* the leader's sample_period */
-};
-
-struct pf_waiter {
-	struct pf_waiter *next, **pprev;	/* its file's readers, oldest first */
-	struct pf_waiter *hnext, **hpprev;	/* whash[]: found by request */
-	struct pf_waiter *dnext, **dpprev;	/* deferq[level], while queued */
-	struct pf_file *f;
-	fuse_req_t req;
-	size_t size;
-	uint64_t due;			/* deferred: next look, monotonic ns */
-	unsigned int level;		/* deferred: looked at TICK_NS << level */
-	bool registering;		/* read handler still owns it */
-	bool interrupted;
-	bool deferred;			/* a signal it sleeps through: rechecked */
-	bool queued;			/* ... in deferq[level] */
-	bool checking;			/* ... its /proc being read, unlocked */
-};
-
-struct pf_irq_rec {
-	uint64_t count;			/* cumulative count, or lost records */
-	uint64_t ip;
-	bool lost;
-};
-
-struct pf_file {
-	uint32_t slot, gen;
-	struct perfctrfs_event_spec spec;
-	enum perfctrfs_type type;
-	struct perfctrfs_period period;
-	unsigned int nr_members, nr_sets;
-	struct pf_set *sets;
-	bool group;
-	int timerfd;
-	struct pf_watch *watch;		/* the target's pidfd, shared */
-	int cpu;			/* CPU-wide on this CPU, else -1 */
-	bool cpu_gone;			/* ... and that CPU went offline */
-	bool dead;			/* the target exited */
-	pid_t nopidfd_pid;		/* target watched by the tick: no pidfd */
-	bool final_done;		/* the line after its death was given */
-	bool tick;			/* a time interval elapsed */
-	uint64_t last;			/* leader count at the previous line */
-	char rem[PF_LINE_MAX];		/* part of a line not read yet */
-	size_t rem_len, rem_off;
-	pthread_mutex_t line0_lock;	/* line0 alone: never pf_lock */
-	char line0[PF_LINE_MAX];	/* period 0: line made at offset 0 */
-	size_t line0_len;
-	struct pf_waiter *waiters, **wtail;
-	unsigned int ndeferred;		/* of its waiters, deferred */
-	struct fuse_pollhandle *ph;
-	struct pf_irq_rec *q;		/* irq: ring of qcap records */
-	unsigned int qhead, qlen, qcap;
-	uint64_t lost_pending;
-	uint64_t irq_sum;
-	uint64_t overflows;		/* samples and kernel-lost records seen */
-	uint64_t unsampled;		/* periods reported lost, never sampled */
-	uid_t uid;			/* whose share its counters are */
-	unsigned long share;
-	struct pf_budget budget;	/* what its caller is charged */
-};
-
 pthread_mutex_t pf_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static struct pf_file **files;
-static unsigned int nr_files_alloc;
+struct pf_file **files;
+unsigned int nr_files_alloc;
 static uint32_t next_gen = 1;
 static unsigned long nr_counters;	/* perf fds held by open leaves */
-static int epfd = -1, stopfd = -1, tickfd = -1, sigfd = -1;
-static uint64_t *fd_keys;		/* perf fd -> its file's key + 1 */
-static unsigned int nr_fd_keys;
+int epfd = -1;
+static int stopfd = -1, tickfd = -1, sigfd = -1;
+uint64_t *fd_keys;		/* perf fd -> its file's key + 1 */
+unsigned int nr_fd_keys;
 static pthread_t loop_thread;
 static bool loop_started;
 static bool tick_armed;
@@ -190,7 +110,7 @@ static struct pf_waiter *whash[1U << WHASH_BITS];
 static struct {
 	struct pf_waiter *head, **tail;
 } deferq[DEFER_LEVELS];
-static long page_size;
+long page_size;
 
 unsigned long pf_open_counters(void)
 {
@@ -208,28 +128,28 @@ static int proc_err(int err)
 	return err == ENOENT || err == ESRCH ? -ENOENT : -err;
 }
 
-static uint64_t ep_key(const struct pf_file *f, unsigned int idx)
+uint64_t ep_key(const struct pf_file *f, unsigned int idx)
 {
 	return ((uint64_t)f->slot << 40) | ((uint64_t)(f->gen & 0xffffff) << 16) |
 	       idx;
 }
 
-static int ep_add(int fd, uint64_t key)
+int ep_add(int fd, uint64_t key)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = key };
 
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
-static void ep_del(int fd)
+void ep_del(int fd)
 {
 	epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
 }
 
 /* ---- reading counts --------------------------------------------------- */
 
-static int file_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
-		       uint64_t *run)
+int file_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
+		uint64_t *run)
 {
 	uint64_t buf[3 + PERFCTRFS_MAX_GROUP];
 	unsigned int s, m;
@@ -456,7 +376,7 @@ static void irq_unsampled(struct pf_file *f)
 }
 
 /* Everything an irq leaf has to say: its rings, then unsampled periods. */
-static void irq_gather(struct pf_file *f)
+void irq_gather(struct pf_file *f)
 {
 	unsigned int s;
 
@@ -478,7 +398,7 @@ static bool count_ready(struct pf_file *f)
 }
 
 /* Can a read be answered now (with data or EOF)? */
-static bool file_ready(struct pf_file *f)
+bool file_ready(struct pf_file *f)
 {
 	if (f->rem_off < f->rem_len || f->dead)
 		return true;
@@ -528,7 +448,7 @@ static size_t irq_line(struct pf_file *f, char *buf)
  * of a line first, else a fresh line (or, for irq, as many whole lines as
  * fit).  Returns the length; 0 is EOF.
  */
-static size_t file_take(struct pf_file *f, char *out, size_t size)
+size_t file_take(struct pf_file *f, char *out, size_t size)
 {
 	size_t len = 0, n;
 
@@ -588,7 +508,7 @@ static size_t file_take(struct pf_file *f, char *out, size_t size)
 
 /* ---- waiters ---------------------------------------------------------- */
 
-static uint64_t mono_ns(void)
+uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
@@ -615,7 +535,7 @@ static struct pf_waiter *waiter_find(fuse_req_t req)
 }
 
 /* Queue @w, a new reader of @f, as the newest. */
-static void waiter_add(struct pf_file *f, struct pf_waiter *w)
+void waiter_add(struct pf_file *f, struct pf_waiter *w)
 {
 	struct pf_waiter **chain = whash_chain(w->req);
 
@@ -677,7 +597,7 @@ static void waiter_unlink(struct pf_waiter *w)
 }
 
 /* Answer @w, still queued, with -@err. */
-static void waiter_fail(struct pf_waiter *w, int err)
+void waiter_fail(struct pf_waiter *w, int err)
 {
 	waiter_unlink(w);
 	fuse_reply_err(w->req, err);
@@ -706,7 +626,7 @@ static unsigned int poll_events(struct pf_file *f)
 }
 
 /* Answer whatever can be answered now, oldest reader first. */
-static void file_kick(struct pf_file *f)
+void file_kick(struct pf_file *f)
 {
 	struct pf_waiter *w = f->waiters;
 
@@ -744,7 +664,7 @@ static void file_mark_dead(struct pf_file *f)
  * on the tick while a reader waits.  The leaf then ends as on a target's
  * exit, and stays ended when the CPU returns, as its counter does.
  */
-static bool file_check_cpu(struct pf_file *f)
+bool file_check_cpu(struct pf_file *f)
 {
 	if (f->cpu < 0 || f->cpu_gone)
 		return f->cpu_gone;
@@ -797,7 +717,7 @@ static void file_service(struct pf_file *f, unsigned int idx, uint32_t events)
 }
 
 /* A reader waits or polls: hear the irq rings again (see file_service()). */
-static void file_listen(struct pf_file *f)
+void file_listen(struct pf_file *f)
 {
 	unsigned int s;
 
@@ -825,7 +745,7 @@ static struct pf_file *file_by_key(uint64_t key)
 	return f;
 }
 
-static bool needs_tick(const struct pf_file *f)
+bool needs_tick(const struct pf_file *f)
 {
 	if (f->ndeferred)
 		return true;
@@ -866,7 +786,7 @@ static bool pid_exited(pid_t pid)
 }
 
 /* The tick runs only while some period-N reader waits. */
-static void tick_arm(bool on)
+void tick_arm(bool on)
 {
 	struct itimerspec its = { 0 };
 
@@ -903,7 +823,7 @@ static void kick_all(void)
  * they were: off, the tick still answers within TICK_NS; on, the next
  * signal tries again.
  */
-static void file_signals(struct pf_file *f, bool on)
+void file_signals(struct pf_file *f, bool on)
 {
 	unsigned int s;
 
@@ -998,7 +918,7 @@ static int fd_key_set(int fd, uint64_t key)
  * Name us and SIG_WAKE as where @fd's overflows go; file_signals() turns
  * them on while somebody waits.
  */
-static int fd_async(int fd, uint64_t key)
+int fd_async(int fd, uint64_t key)
 {
 	int err = fd_key_set(fd, key);
 
@@ -1012,21 +932,13 @@ static int fd_async(int fd, uint64_t key)
 
 /* ---- deferred readers ------------------------------------------------ */
 
-static bool pid_wants_interrupt(pid_t pid);	/* see read_interrupted() */
-
-struct defer_check {
-	fuse_req_t req;
-	pid_t pid;
-	bool wanted;
-};
-
 /*
  * Under pf_lock: take the deferred readers due for a look (at most
  * DEFER_CHECKS, earliest due first: each level's queue is in due order)
  * out of their queues and note what to look at.  Their /proc is read
  * after the lock is let go; deferred_apply() finds them again by request.
  */
-static unsigned int deferred_collect(struct defer_check *c, uint64_t now)
+unsigned int deferred_collect(struct defer_check *c, uint64_t now)
 {
 	unsigned int n, l;
 
@@ -1054,8 +966,8 @@ static unsigned int deferred_collect(struct defer_check *c, uint64_t now)
  * answered meanwhile is gone from whash[]; a new one that got the same
  * request pointer since is not "checking".
  */
-static void deferred_apply(const struct defer_check *c, unsigned int n,
-			   uint64_t now)
+void deferred_apply(const struct defer_check *c, unsigned int n,
+		    uint64_t now)
 {
 	unsigned int i;
 
@@ -1178,7 +1090,7 @@ static void *pf_loop(void *arg)
  * SIGCONT, or a signal whose default is to be ignored, must not break the
  * read: it goes on, as a restarted read would.
  */
-static bool pid_wants_interrupt(pid_t pid)
+bool pid_wants_interrupt(pid_t pid)
 {
 	uint64_t pnd = 0, blk = 0, cgt = 0;
 	char path[64], buf[16384], *line, *save;
@@ -1218,7 +1130,7 @@ static bool pid_wants_interrupt(pid_t pid)
  * A deferred one is looked at again by the loop (deferred_collect()),
  * with a backoff, until it is answered.
  */
-static void read_interrupted(fuse_req_t req, void *data)
+void read_interrupted(fuse_req_t req, void *data)
 {
 	struct pf_waiter *w;
 	struct pf_file *f;
@@ -1485,7 +1397,7 @@ static void file_destroy(struct pf_file *f)
 	free(f);
 }
 
-static void file_free(struct pf_file *f)
+void file_free(struct pf_file *f)
 {
 	if (!f)
 		return;
