@@ -119,7 +119,7 @@ bool file_ready(struct pf_file *f);
 size_t file_take(struct pf_file *f, char *out, size_t size);
 void file_free(struct pf_file *f);
 
-/* ring buffers and irq records */
+/* ring.c: ring buffers and irq records */
 void irq_gather(struct pf_file *f);
 
 /* waiters, deferred readers, interrupts */
