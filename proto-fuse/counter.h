@@ -122,7 +122,7 @@ void file_free(struct pf_file *f);
 /* ring.c: ring buffers and irq records */
 void irq_gather(struct pf_file *f);
 
-/* waiters, deferred readers, interrupts */
+/* wait.c: waiters, deferred readers, interrupts */
 uint64_t mono_ns(void);
 void waiter_add(struct pf_file *f, struct pf_waiter *w);
 void waiter_fail(struct pf_waiter *w, int err);
