@@ -108,7 +108,7 @@ struct defer_check {
 	bool wanted;
 };
 
-/* reading counts, readiness and replies */
+/* counter.c: reading counts, readiness and replies, open and release */
 extern struct pf_file **files;
 extern unsigned int nr_files_alloc;
 extern long page_size;
@@ -133,7 +133,7 @@ void deferred_apply(const struct defer_check *c, unsigned int n,
 bool pid_wants_interrupt(pid_t pid);
 void read_interrupted(fuse_req_t req, void *data);
 
-/* the event loop: its epoll set, the tick, overflow signals */
+/* loop.c: the event loop, its epoll set, the tick, overflow signals */
 extern int epfd;
 extern uint64_t *fd_keys;
 extern unsigned int nr_fd_keys;
