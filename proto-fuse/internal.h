@@ -5,8 +5,12 @@
  *   main.c     options, mount, signals, the fuse session loop
  *   fs.c       the node table and the fuse_lowlevel_ops
  *   catalog.c  sysfs PMU discovery and the per-CPU probe cache
- *   counter.c  perf_event_open, groups, reads, ring buffers, credentials,
- *              and the event loop that answers blocked reads
+ *   counter.c  open leaves: groups, reads, the file operations, open and
+ *              release
+ *   ring.c     irq leaves' ring buffers and records
+ *   wait.c     reads that wait: waiters, deferred readers, interrupts
+ *   loop.c     the event loop that answers blocked reads: epoll, the
+ *              tick, overflow signals (these four share counter.h)
  *   watch.c    one pidfd per counted target, shared by its leaves
  *   opener.c   the processes that open counters with a caller's rights
  *   creds.c    which rights those are (pure rules, unit-tested)
@@ -120,7 +124,7 @@ int pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i);
 int pf_cpu_events(const struct perfctrfs_cpu *cpu, const unsigned int **idx);
 const char *pf_builtin_description(const char *name);
 
-/* counter.c */
+/* counter.c; pf_counter_init() and pf_counter_exit(): loop.c */
 struct pf_file;
 
 struct pf_target {
