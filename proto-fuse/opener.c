@@ -368,14 +368,13 @@ static void __attribute__((noreturn)) opener_main(int s, int unsfd,
 
 /* ---- the daemon's side ---------------------------------------------- */
 
-/* @path, relative to @dir (AT_FDCWD, or a /proc/<tid> from task_dir()) */
-static int read_file_at(int dir, const char *path, char *buf, size_t size)
+static int read_file(const char *path, char *buf, size_t size)
 {
 	size_t len = 0;
 	ssize_t n = 0;
 	int fd, err = 0;
 
-	fd = openat(dir, path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ESRCH ? -ENOENT : -errno;
 	while (len < size - 1) {
@@ -396,30 +395,6 @@ static int read_file_at(int dir, const char *path, char *buf, size_t size)
 	buf[len] = 0;
 	return 0;
 }
-
-static int read_file(const char *path, char *buf, size_t size)
-{
-	return read_file_at(AT_FDCWD, path, buf, size);
-}
-
-/*
- * /proc/<tid> as a directory fd, so that several files of one task are
- * read with one lookup of the task in the kernel, not one per path, and
- * all from the task the fd names (were @tid reused meanwhile, what is
- * under it is ENOENT, never the new task's).  -ENOENT when it is gone.
- */
-static int task_dir(pid_t tid)
-{
-	char path[64];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
-	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ESRCH || errno == ENOENT ? -ENOENT : -errno;
-	return fd;
-}
-
 
 /*
  * Is the opener @pid stopped (SIGSTOP, or a tracer's stop)?  Its state is
@@ -919,16 +894,6 @@ pid_t pf_pid_from_caller(const struct pf_caller *c, pid_t nr)
 
 /* ---- callers -------------------------------------------------------- */
 
-/* <dir>/status (@dir from task_dir()), parsed; -ENOENT: the task is gone */
-static int status_at(int dir, struct pf_status *st)
-{
-	char buf[16384];
-	int err;
-
-	err = read_file_at(dir, "status", buf, sizeof(buf));
-	return err ? err : pf_status_parse(buf, st);
-}
-
 /* /proc/<tid>/status, parsed; -ENOENT when the task is gone. */
 int pf_task_status(pid_t tid, struct pf_status *st)
 {
@@ -963,31 +928,22 @@ static int ns_of(pid_t tid, const char *ns, struct stat *st)
 	return stat(path, st) ? (errno == ESRCH ? -ENOENT : -errno) : 0;
 }
 
-/* ns_of() of the task whose /proc/<tid> is @dir (from task_dir()) */
-static int ns_at(int dir, const char *ns, struct stat *st)
-{
-	char path[16];
-
-	snprintf(path, sizeof(path), "ns/%s", ns);
-	return fstatat(dir, path, st, 0) ? (errno == ESRCH ? -ENOENT : -errno)
-					 : 0;
-}
-
 /*
- * The user namespaces of the task whose /proc/<tid> is @dir, its own
- * first, up to the daemon's (NS_GET_PARENT, one level at a time), with
+ * The user namespaces of the thread @tid, its own first, up to the daemon's (NS_GET_PARENT, one level at a time), with
  * each one's owner (NS_GET_OWNER_UID: a uid as the daemon's namespace
  * sees it).  A namespace whose parent is not below the daemon's ends the
  * walk unreached (EPERM: the kernel will not show a parent outside the
  * asker's namespace).  -ENOENT when the task is gone.
  */
-static int userns_walk(int dir, struct pf_userns_walk *w)
+static int userns_walk(pid_t tid, struct pf_userns_walk *w)
 {
 	struct stat st;
+	char path[64];
 	int fd, parent, err = 0;
 
 	memset(w, 0, sizeof(*w));
-	fd = openat(dir, "ns/user", O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ESRCH ? -ENOENT : -errno;
 	for (;;) {
@@ -1030,29 +986,26 @@ int pf_caller_get(pid_t tid, struct pf_caller *c)
 {
 	struct pf_userns_walk walk = { 0 };
 	struct stat uns, pns;
-	int dir, err;
+	int err;
 
 	if (tid <= 0)
 		return -EACCES;
 	memset(c, 0, sizeof(*c));
 	c->tid = tid;
 	/*
-	 * One lookup of /proc/<tid> for all its reads: fresh from /proc at
-	 * every call as before, and all of the one task.
+	 * Fresh from /proc at every call, by path, one file open at a time:
+	 * a daemon with a single fd left still answers (140's "out of fds").
 	 */
-	dir = task_dir(tid);
-	err = dir < 0 ? dir : status_at(dir, &c->st);
+	err = pf_task_status(tid, &c->st);
 	if (!err)
-		err = ns_at(dir, "user", &uns);
+		err = ns_of(tid, "user", &uns);
 	if (!err)
-		err = ns_at(dir, "pid", &pns);
+		err = ns_of(tid, "pid", &pns);
 	c->same_userns = !err && uns.st_dev == own_userns.st_dev &&
 			 uns.st_ino == own_userns.st_ino;
 	/* below the daemon's user namespace: who answers for it */
 	if (!err && !c->same_userns)
-		err = userns_walk(dir, &walk);
-	if (dir >= 0)
-		close(dir);
+		err = userns_walk(tid, &walk);
 	/* gone is ENOENT, our own shortage is ours; anything else, refused */
 	if (err)
 		return err == -ENOENT || pf_err_transient(-err) ? err : -EACCES;
@@ -1142,21 +1095,17 @@ pid_t pf_caller_pid(const struct pf_caller *c, pid_t pid)
 {
 	struct pf_status st;
 	struct stat s;
-	int dir, fd, up, err;
+	char path[64];
+	int fd, up, err;
 	pid_t in;
 
 	if (pid < 0 || c->same_pidns)
 		return pid;
-	/* one lookup of /proc/<pid> for its status and its pid ns */
-	dir = task_dir(pid);
-	err = dir < 0 ? dir : status_at(dir, &st);
-	if (err) {
-		if (dir >= 0)
-			close(dir);
+	err = pf_task_status(pid, &st);
+	if (err)
 		return err == -ENOENT ? -ESRCH : err;
-	}
-	fd = openat(dir, "ns/pid", O_RDONLY | O_CLOEXEC);
-	close(dir);
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -ESRCH;
 	/* up from the task's namespace to the caller's level */
