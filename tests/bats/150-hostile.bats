@@ -939,6 +939,43 @@ nest_script() {
 		ok "$U2, while $U1's namespace is out of its share"
 }
 
+@test "a user namespace root made shares uid 0's share, and root's own opens are held to none" {
+	# A container root starts (userns-remap, systemd-nspawn -U) lives in
+	# a user namespace owned by uid 0, so its share is uid 0's.  Were
+	# root's own opens charged there too, the container could leave the
+	# administrator with EMFILE.
+	require_fuse
+	require_root
+	require_cmd unshare nsenter
+	local base=300000 nsp spid held
+	extra=$(extra_dir)
+	mount_extra "$extra" "max_counters=8"
+	unshare -U sh -c 'echo $$; exec sleep '$((120 * SLOW)) > "$BATS_TEST_TMPDIR/ns.out" 2>&1 3>&- &
+	wait_until "[ -s $BATS_TEST_TMPDIR/ns.out ]" 100 || die "no namespace: $(cat "$BATS_TEST_TMPDIR/ns.out")"
+	nsp=$(head -1 "$BATS_TEST_TMPDIR/ns.out")
+	[[ $nsp =~ ^[0-9]+$ ]] || skip "cannot make a user namespace here: $nsp"
+	echo "0 $base 16" > "/proc/$nsp/uid_map" && echo "0 $base 16" > "/proc/$nsp/gid_map" ||
+		die "cannot map uids $base.. into root's namespace"
+	# the container's uid 0: a 7-thread target, stopped, and a leaf on it
+	# (7 counters and the target's pidfd): uid 0's whole share
+	nsenter -U -t "$nsp" -S 0 -G 0 "$H/spin" -T 7 $((120 * SLOW)) > "$BATS_TEST_TMPDIR/spin.0" 3>&- &
+	spid=$!
+	stopped="$stopped $spid"
+	wait_until "[ \$(wc -l < $BATS_TEST_TMPDIR/spin.0) -ge 7 ]" 100 || die "no spinner in the namespace"
+	kill -STOP "$spid"
+	nsenter -U -t "$nsp" -S 0 -G 0 "$H/leafio" "$extra/all/task_clock:u/$spid/simple/0" \
+		read sleep=$((120000 * SLOW)) > "$BATS_TEST_TMPDIR/holder.0" 2>&1 3>&- &
+	wait_until "[ -s $BATS_TEST_TMPDIR/holder.0 ]" 100 || die "the namespace's open never answered"
+	assert_eq "$(result_of "$(cat "$BATS_TEST_TMPDIR/holder.0")")" ok "the namespace's first leaf"
+	held=$("$H/xattr" "$extra" user.perfctr.counters)
+	echo "# counters held by root's namespace, max_counters=8: $held" >&3
+	assert_eq "$(result_of "$(nsenter -U -t "$nsp" -S 1 -G 1 "$H/leafio" "$extra/all/task_clock:u/self/simple/0" read 2>&1)")" \
+		EMFILE "the namespace's uid 1, past uid 0's share"
+	assert_eq "$(result_of "$("$H/leafio" "$extra/all/task_clock/self/simple/0" read 2>&1)")" \
+		ok "root itself, while its namespace is out of uid 0's share"
+	assert_eq "$(result_of "$("$H/fsop" open "$extra/all" 2>&1)")" ok "root's opendir meanwhile"
+}
+
 @test "a user holds no more of the daemon's fds than max_counters: a leaf's timerfd and its target's pidfd count" {
 	require_fuse
 	require_root
