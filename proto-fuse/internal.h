@@ -158,6 +158,9 @@ struct pf_budget {
 	unsigned long timer_rate;	/* a time period: firings a second */
 };
 
+/* the share of callers with the daemon's own credentials: no limit */
+#define PF_UID_DAEMON	((uid_t)-1)
+
 int pf_share_take(uid_t uid, unsigned long n);
 void pf_share_give(uid_t uid, unsigned long n);
 int pf_share_dir_take(uid_t uid);

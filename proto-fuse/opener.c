@@ -1011,7 +1011,14 @@ int pf_caller_get(pid_t tid, struct pf_caller *c)
 		return err == -ENOENT || pf_err_transient(-err) ? err : -EACCES;
 	pf_creds_decide(&c->st, uns.st_dev, uns.st_ino, pns.st_dev, pns.st_ino,
 			&c->creds);
-	c->acct_uid = pf_accountable_uid(c->st.uid[0], &walk);
+	/*
+	 * The daemon's own credentials (root's, as a rule) answer for the
+	 * machine and are held to no share: a user namespace root made, a
+	 * container's, is charged to root's uid and may exhaust that share,
+	 * never the administrator's own opens.
+	 */
+	c->acct_uid = pf_creds_privileged_as(&c->creds, &own) ? PF_UID_DAEMON :
+		      pf_accountable_uid(c->st.uid[0], &walk);
 	c->same_pidns = pns.st_dev == own_pidns.st_dev &&
 			pns.st_ino == own_pidns.st_ino;
 	return 0;

@@ -18,7 +18,11 @@
  * units at once (the mount option max_counters=, by default a quarter of
  * the daemon's open-file limit when it serves every user, no limit of its
  * own otherwise).  An open that would go over fails with EMFILE for that
- * user alone.
+ * user alone.  Callers with the daemon's own credentials (root, in its
+ * user namespace) are counted under PF_UID_DAEMON and held to no share:
+ * the administrator's opens never wait on anyone's, a container's that
+ * root made included (that one is charged to uid 0, the namespace's
+ * owner).
  *
  * The daemon also locks memory for a caller: it maps each irq ring, so
  * perf charges the ring to root, whose CAP_IPC_LOCK lifts every limit,
@@ -105,8 +109,9 @@ int pf_share_take(uid_t uid, unsigned long n)
 	s = share_find(uid, true);
 	if (!s)
 		err = -ENOMEM;
-	else if (pf_opts.max_counters && (n > pf_opts.max_counters ||
-					  s->held > pf_opts.max_counters - n))
+	else if (uid != PF_UID_DAEMON && pf_opts.max_counters &&
+		 (n > pf_opts.max_counters ||
+		  s->held > pf_opts.max_counters - n))
 		err = -EMFILE;
 	else
 		s->held += n;
@@ -141,7 +146,8 @@ int pf_share_dir_take(uid_t uid)
 	s = share_find(uid, true);
 	if (!s)
 		err = -ENOMEM;
-	else if (pf_opts.max_dirs && s->dirs >= pf_opts.max_dirs)
+	else if (uid != PF_UID_DAEMON && pf_opts.max_dirs &&
+		 s->dirs >= pf_opts.max_dirs)
 		err = -EMFILE;
 	else
 		s->dirs++;
