@@ -8,6 +8,12 @@
  * number is a hash of (parent inode, name), so readdir can tell the number
  * a name will have before anyone looks it up: readdir, lookup and stat
  * agree.  Two names that hash alike take the next free number.
+ *
+ * The hash is keyed (SipHash-2-4, a key drawn at start), so the numbers
+ * hold for the daemon's life only, and nobody who does not know the key
+ * can choose names whose nodes share a chain of the table: every lookup,
+ * getattr, open and forget of every user walks one under node_lock.  The
+ * table doubles when it holds more nodes than it has buckets.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -23,8 +30,9 @@
 
 #include "internal.h"
 #include "pmuprop.h"
+#include "siphash.h"
 
-#define HASH_SIZE	4096
+#define HASH_MIN	4096	/* buckets at start; a power of two */
 #define XATTR_PREFIX	"user.perfctr."
 
 /*
@@ -57,25 +65,34 @@ static struct pf_node root = {
 	.nlookup = 1,
 };
 
-static struct pf_node *htab[HASH_SIZE];
+/* nodes by inode number, other than root; all under node_lock */
+static struct pf_node **htab;
+static size_t hsize, hcount;		/* buckets, a power of two; nodes */
 static pthread_mutex_t node_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct timespec mount_time;
+static uint8_t hash_key[16];
 
 static uint64_t name_hash(uint64_t parent, const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ parent;
+	uint8_t p[8];
+	struct pf_sip s;
+	int i;
 
-	for (; *name; name++) {
-		h ^= (unsigned char)*name;
-		h *= 0x100000001b3ULL;
-	}
-	/* splitmix64 finaliser: spread FNV's low bits */
-	h ^= h >> 30;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	h ^= h >> 27;
-	h *= 0x94d049bb133111ebULL;
-	h ^= h >> 31;
-	return h;
+	for (i = 0; i < 8; i++)
+		p[i] = parent >> (8 * i);
+	pf_sip_init(&s, hash_key);
+	pf_sip_update(&s, p, sizeof(p));
+	pf_sip_update(&s, name, strlen(name));
+	return pf_sip_final(&s);
+}
+
+/*
+ * The chain of @ino.  An inode number is a keyed hash, or one past a
+ * number in use: its low bits are as good a bucket as any.
+ */
+static struct pf_node **bucket(uint64_t ino)
+{
+	return &htab[ino & (hsize - 1)];
 }
 
 static struct pf_node *node_by_ino(uint64_t ino)
@@ -84,10 +101,38 @@ static struct pf_node *node_by_ino(uint64_t ino)
 
 	if (ino == FUSE_ROOT_ID)
 		return &root;
-	for (n = htab[ino % HASH_SIZE]; n; n = n->hnext)
+	for (n = *bucket(ino); n; n = n->hnext)
 		if (n->ino == ino)
 			return n;
 	return NULL;
+}
+
+/*
+ * Twice the buckets once there are more nodes than buckets, so chains stay
+ * short on average however many names the kernel holds.  Without memory
+ * for it, the table stays as it is: only slower.
+ */
+static void table_grow(void)
+{
+	struct pf_node **old = htab, *n;
+	size_t i, osize = hsize;
+
+	if (hcount <= hsize)
+		return;
+	htab = calloc(osize * 2, sizeof(*htab));
+	if (!htab) {
+		htab = old;
+		return;
+	}
+	hsize = osize * 2;
+	for (i = 0; i < osize; i++) {
+		while ((n = old[i])) {
+			old[i] = n->hnext;
+			n->hnext = *bucket(n->ino);
+			*bucket(n->ino) = n;
+		}
+	}
+	free(old);
 }
 
 /* The inode number (parent, name) has, or will have. */
@@ -117,10 +162,10 @@ static void node_put(struct pf_node *n)
 	while (n != &root && !n->nlookup && !n->refs) {
 		struct pf_node *parent = n->parent, **pp;
 
-		for (pp = &htab[n->ino % HASH_SIZE]; *pp != n;
-		     pp = &(*pp)->hnext)
+		for (pp = bucket(n->ino); *pp != n; pp = &(*pp)->hnext)
 			;
 		*pp = n->hnext;
+		hcount--;
 		free(n->name);
 		free(n);
 		parent->refs--;
@@ -149,9 +194,11 @@ static struct pf_node *node_child(struct pf_node *parent, const char *name,
 		n->parent = parent;
 		n->nlookup = 0;
 		n->refs = 0;
-		n->hnext = htab[ino % HASH_SIZE];
-		htab[ino % HASH_SIZE] = n;
+		n->hnext = *bucket(ino);
+		*bucket(ino) = n;
+		hcount++;
 		parent->refs++;
+		table_grow();
 	}
 	n->nlookup++;
 	return n;
@@ -1173,15 +1220,59 @@ static void pf_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
 }
 
+/* The hash key: from getrandom(2), else /dev/urandom, else fail. */
+static int draw_key(void)
+{
+	size_t got = 0;
+	ssize_t r;
+	int fd;
+
+	while (got < sizeof(hash_key)) {
+		r = getrandom(hash_key + got, sizeof(hash_key) - got, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		got += r;
+	}
+	if (got == sizeof(hash_key))
+		return 0;
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (got = 0; got < sizeof(hash_key); got += r) {
+		r = read(fd, hash_key + got, sizeof(hash_key) - got);
+		if (r < 0 && errno == EINTR) {
+			r = 0;
+			continue;
+		}
+		if (r <= 0) {
+			close(fd);
+			return r < 0 ? -errno : -EIO;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
 int pf_fs_init(void)
 {
+	int err;
+
 	clock_gettime(CLOCK_REALTIME, &mount_time);
+	err = draw_key();
+	if (err)
+		return err;
+	htab = calloc(HASH_MIN, sizeof(*htab));
+	if (!htab)
+		return -ENOMEM;
+	hsize = HASH_MIN;
 	return 0;
 }
 
 void pf_fs_exit(void)
 {
-	unsigned int i;
+	size_t i;
 
 	/* handles never released; pf_counter_exit() freed their files */
 	while (live.next != &live) {
@@ -1194,7 +1285,7 @@ void pf_fs_exit(void)
 			free(l);
 	}
 
-	for (i = 0; i < HASH_SIZE; i++) {
+	for (i = 0; i < hsize; i++) {
 		while (htab[i]) {
 			struct pf_node *n = htab[i];
 
@@ -1203,6 +1294,9 @@ void pf_fs_exit(void)
 			free(n);
 		}
 	}
+	free(htab);
+	htab = NULL;
+	hsize = hcount = 0;
 }
 
 const struct fuse_lowlevel_ops pf_ops = {

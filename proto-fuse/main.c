@@ -234,7 +234,7 @@ int main(int argc, char *argv[])
 	struct fuse_loop_config *cfg;
 	struct pf_cmdline cl = { 0 };
 	const char *why = NULL;
-	int ret = 1;
+	int ret = 1, err;
 
 	if (fuse_opt_parse(&args, &cl, pf_fuse_opts, opt_proc) == -1)
 		return 1;
@@ -290,7 +290,12 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "%s: cannot read the PMUs in sysfs\n", argv[0]);
 		goto out_args;
 	}
-	pf_fs_init();
+	err = pf_fs_init();
+	if (err) {
+		fprintf(stderr, "%s: cannot draw the node table's hash key: %s\n",
+			argv[0], strerror(-err));
+		goto out_catalog;
+	}
 	pf_se = fuse_session_new(&args, &pf_ops, sizeof(pf_ops), NULL);
 	if (!pf_se)
 		goto out_catalog;
