@@ -1133,6 +1133,9 @@ nest_script() {
 	# leaf, and each getattr of that leaf then walks the whole chain.
 	# A period-0 leaf's attributes are never cached, so each stat of it is
 	# a GETATTR; its time is compared with itself before the flood.
+	# The kernel backend's lookups are the dcache's: FUSE only (the names'
+	# search alone would take minutes under TCG).
+	require_fuse
 	local victim dir ino out base after i t k=20000 n=500
 	victim=$(leaf all "task_clock$U" self times 0)
 	dir=$M/all/task_clock$U/self/simple
