@@ -41,9 +41,15 @@
  * fails), allow_other is refused (main.c), and opens run in the daemon
  * for callers with the daemon's own credentials only.
  *
- * Locking: pool_lock guards the list and is held while one is made (a
- * fork); each opener's lock serialises its requests and guards its
- * failed.  Neither is pf_lock.
+ * Locking: pool_lock guards the list; each opener's lock serialises its
+ * requests and guards its failed.  Neither is pf_lock.  pool_lock is
+ * never held while an opener is made (fork, the caller's namespaces, the
+ * first reply): a caller may stall its own new opener (a SIGSTOP before
+ * it answers), and that must stall nobody else.  The one making it puts a
+ * placeholder ("spawning", with its credentials) in the pool, counted in
+ * PF_OPENER_MAX; callers with the same credentials wait for it on
+ * pool_cond, at most PF_OPENER_TIMEOUT s, and share its failure; others
+ * go on.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -113,13 +119,18 @@ struct pf_opener {
 	unsigned int users;		/* holders; under pool_lock */
 	bool dead;			/* under pool_lock: out of the pool,
 					 * freed at its last put */
+	bool spawning;			/* under pool_lock: a placeholder, being
+					 * made; pid, under pool_lock, is set
+					 * once forked */
+	int spawn_err;			/* under pool_lock: why it was not made */
 	time_t used;
 };
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_cond;	/* a placeholder was made or failed */
 static struct pf_opener *pool;
-static unsigned int nr_openers;
-static pid_t spawning;			/* a forked opener-to-be, or 0 */
+static unsigned int nr_openers;		/* placeholders included */
+static unsigned int nr_spawning;	/* under pool_lock; read atomically */
 static bool separated;			/* openers work here */
 static struct pf_creds own;
 static uint64_t own_permitted;
@@ -400,23 +411,35 @@ static int read_file(const char *path, char *buf, size_t size)
  * Is the opener @pid stopped (SIGSTOP, or a tracer's stop)?  Its state is
  * the field after the parenthesised command, which cannot contain ") ".
  */
-static bool opener_stopped(pid_t pid)
+static char task_state(pid_t pid, pid_t *ppid)
 {
 	char path[64], buf[256], *p;
 	ssize_t n;
 	int fd;
 
+	*ppid = 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;	/* gone: the socket says so */
+		return 0;	/* gone */
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return false;
+		return 0;
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+		return 0;
+	*ppid = strtol(p + 4, NULL, 10);
+	return p[2];
+}
+
+static bool opener_stopped(pid_t pid)
+{
+	pid_t ppid;
+	char st = task_state(pid, &ppid);
+
+	return st == 'T' || st == 't';	/* gone: the socket says so */
 }
 
 /*
@@ -512,7 +535,8 @@ static void opener_kill(pid_t pid, int pidfd)
 static void opener_free(struct pf_opener *o)
 {
 	opener_kill(o->pid, o->pidfd);
-	close(o->sock);
+	if (o->sock >= 0)
+		close(o->sock);
 	pthread_mutex_destroy(&o->lock);
 	free(o);
 }
@@ -543,12 +567,16 @@ static int opener_pidfd(pid_t pid, int *pidfd)
  * pidfd that kills it at retirement then (or kill it by its pid, when
  * that fails).  The opener joins the caller's user namespace (@unsfd, or
  * ours when -1) once it has the caller's ids.
+ *
+ * @o holds the credentials and its lock; its pid, pidfd and sock are
+ * set here (-1 left in pidfd and sock on failure).  Called without
+ * pool_lock: @o->pid is set under it, before mid may exit, so that
+ * pf_target_refused() always knows the opener (see there).
  */
-static int opener_spawn(const struct pf_creds *c, int nsfd, int unsfd,
-			struct pf_opener **out)
+static int opener_spawn(int nsfd, int unsfd, struct pf_opener *o)
 {
+	const struct pf_creds *c = &o->creds;
 	struct pf_open_rep rep;
-	struct pf_opener *o;
 	int sv[2], pp[2], hold[2], pidfd = -1, err, st;
 	pid_t mid, pid = -EIO;
 	ssize_t n;
@@ -592,7 +620,6 @@ static int opener_spawn(const struct pf_creds *c, int nsfd, int unsfd,
 			;
 		_exit(0);
 	}
-	spawning = mid;
 	close(sv[1]);
 	close(pp[1]);
 	close(hold[0]);
@@ -604,26 +631,22 @@ static int opener_spawn(const struct pf_creds *c, int nsfd, int unsfd,
 		if (err)
 			kill(pid, SIGKILL);	/* still mid's, unreaped */
 	}
+	if (!err) {
+		/* known before mid goes, while the opener is still its child */
+		pthread_mutex_lock(&pool_lock);
+		o->pid = pid;
+		pthread_mutex_unlock(&pool_lock);
+	}
 	close(hold[1]);			/* mid may go */
 	while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
 		;
-	spawning = 0;
 	close(pp[0]);
 	if (err) {
 		close(sv[0]);
 		return err;
 	}
-	o = calloc(1, sizeof(*o));
-	if (!o) {
-		opener_kill(pid, pidfd);
-		close(sv[0]);
-		return -ENOMEM;
-	}
-	o->creds = *c;
-	o->pid = pid;
 	o->pidfd = pidfd;
 	o->sock = sv[0];
-	pthread_mutex_init(&o->lock, NULL);
 	/* its first word says whether it became the caller */
 	err = opener_recv(o->sock, pid, &rep, NULL);
 	if (!err && rep.err)
@@ -631,10 +654,11 @@ static int opener_spawn(const struct pf_creds *c, int nsfd, int unsfd,
 	if (err) {
 		pf_log(LOG_ERR, "an opener for uid %u could not start: %s",
 		       (unsigned int)c->uid[0], strerror(-err));
-		opener_free(o);
+		opener_kill(pid, pidfd);
+		close(o->sock);
+		o->pidfd = o->sock = -1;
 		return err == -ETIMEDOUT || err == -EPIPE ? -EIO : err;
 	}
-	*out = o;
 	return 0;
 
 out_hold:
@@ -713,47 +737,115 @@ static int open_ns(pid_t tid, const char *ns, uint64_t dev, uint64_t ino,
 	return 0;
 }
 
+/* Drop a hold on @o (under pool_lock): freed at the last, once dead. */
+static void opener_unhold(struct pf_opener *o)
+{
+	if (!--o->users && o->dead)
+		opener_free(o);
+}
+
+/*
+ * Make the opener for @c into the placeholder @o, without pool_lock, and
+ * publish it, or take it out of the pool and tell its waiters why not.
+ * Called and returns with pool_lock held; @o keeps the caller's hold on
+ * success.
+ */
+static int opener_make(const struct pf_caller *c, struct pf_opener *o)
+{
+	int nsfd = -1, unsfd = -1, err = 0;
+
+	pthread_mutex_unlock(&pool_lock);
+	if (!c->same_pidns)
+		err = open_ns(c->tid, "pid", c->creds.pidns_dev,
+			      c->creds.pidns_ino, &nsfd);
+	if (!err && !c->same_userns)
+		err = open_ns(c->tid, "user", c->creds.userns_dev,
+			      c->creds.userns_ino, &unsfd);
+	if (!err)
+		err = opener_spawn(nsfd, unsfd, o);
+	if (nsfd >= 0)
+		close(nsfd);
+	if (unsfd >= 0)
+		close(unsfd);
+	pthread_mutex_lock(&pool_lock);
+	__atomic_sub_fetch(&nr_spawning, 1, __ATOMIC_RELEASE);
+	o->spawning = false;
+	if (!err && o->dead)
+		err = -EIO;	/* pf_opener_exit() took it out meanwhile */
+	if (err) {
+		o->spawn_err = err;
+		if (!o->dead) {
+			o->dead = true;
+			pool_unlink(o);
+		}
+		opener_unhold(o);
+	}
+	o->used = now_s();
+	pthread_cond_broadcast(&pool_cond);
+	return err;
+}
+
+/*
+ * The opener for @c's credentials, held: a pooled one, the one another
+ * caller with them is making (waited for, PF_OPENER_TIMEOUT s at most),
+ * or a new one.  pool_lock is never held while one is made.
+ */
 static int opener_get(const struct pf_caller *c, struct pf_opener **out)
 {
 	struct pf_opener *o;
-	int nsfd = -1, unsfd = -1, err;
+	struct timespec until;
+	int err = 0;
 
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += PF_OPENER_TIMEOUT;
 	pthread_mutex_lock(&pool_lock);
 	pool_retire(false);
 	for (o = pool; o; o = o->next)
 		if (pf_creds_equal(&o->creds, &c->creds))
 			break;
-	if (!o) {
+	if (o && o->spawning) {
+		/* another caller with these credentials is making it */
+		o->users++;
+		while (o->spawning && !err)
+			err = pthread_cond_timedwait(&pool_cond, &pool_lock,
+						     &until);
+		if (o->spawning || o->dead) {
+			err = o->spawning ? -EAGAIN : o->spawn_err;
+			if (!err)
+				err = -EAGAIN;
+			opener_unhold(o);
+			pthread_mutex_unlock(&pool_lock);
+			return err;
+		}
+		err = 0;
+	} else if (o) {
+		o->users++;
+	} else {
 		pool_retire(true);
 		if (nr_openers >= PF_OPENER_MAX) {
 			pthread_mutex_unlock(&pool_lock);
 			return -EAGAIN;
 		}
-		err = 0;
-		if (!c->same_pidns)
-			err = open_ns(c->tid, "pid", c->creds.pidns_dev,
-				      c->creds.pidns_ino, &nsfd);
-		if (!err && !c->same_userns)
-			err = open_ns(c->tid, "user", c->creds.userns_dev,
-				      c->creds.userns_ino, &unsfd);
-		if (!err)
-			err = opener_spawn(&c->creds, nsfd, unsfd, &o);
-		if (nsfd >= 0)
-			close(nsfd);
-		if (unsfd >= 0)
-			close(unsfd);
-		if (err) {
+		o = calloc(1, sizeof(*o));
+		if (!o) {
 			pthread_mutex_unlock(&pool_lock);
-			return err;
+			return -ENOMEM;
 		}
+		o->creds = c->creds;
+		o->sock = o->pidfd = -1;
+		o->spawning = true;
+		o->users = 1;
+		pthread_mutex_init(&o->lock, NULL);
 		o->next = pool;
 		pool = o;
 		nr_openers++;
+		__atomic_add_fetch(&nr_spawning, 1, __ATOMIC_RELEASE);
+		err = opener_make(c, o);
 	}
-	o->users++;
 	pthread_mutex_unlock(&pool_lock);
-	*out = o;
-	return 0;
+	if (!err)
+		*out = o;
+	return err;
 }
 
 static void opener_put(struct pf_opener *o, bool dead)
@@ -764,8 +856,7 @@ static void opener_put(struct pf_opener *o, bool dead)
 		o->dead = true;
 		pool_unlink(o);
 	}
-	if (!--o->users && o->dead)
-		opener_free(o);
+	opener_unhold(o);
 	pthread_mutex_unlock(&pool_lock);
 }
 
@@ -1077,20 +1168,41 @@ int pf_pid_visible(pid_t tid, pid_t nr)
  * the daemon's credentials may count?  Its samples would show a root
  * process's addresses; perf's ptrace rule lets a thread of the same
  * process through, so this is not left to perf.
+ *
+ * An opener being made (without pool_lock) is in the pool from the time
+ * its pid is known, which is before its parent, mid, exits; until then
+ * it is mid's child, and mid is ours.  So while one is being made, the
+ * parent and grandparent of @tgid are read first: a process that was
+ * mid or a new opener then and is not in the pool now has exited, or is
+ * a later opener whose spawn the old pool_lock did not cover either.
  */
 bool pf_target_refused(const struct pf_caller *c, pid_t tgid)
 {
 	struct pf_opener *o;
-	bool ours;
+	pid_t self = getpid(), p = 0, g = 0;
+	bool ours = false, lineage = false, busy;
 
 	if (pf_creds_privileged_as(&c->creds, &own))
 		return false;
-	pthread_mutex_lock(&pool_lock);
-	ours = tgid == getpid() || (spawning && tgid == spawning);
-	for (o = pool; o && !ours; o = o->next)
-		ours = tgid == o->pid;
-	pthread_mutex_unlock(&pool_lock);
-	return ours;
+	if (tgid == self)
+		return true;
+	busy = __atomic_load_n(&nr_spawning, __ATOMIC_ACQUIRE) > 0;
+	for (;;) {
+		if (busy && !lineage) {
+			lineage = true;
+			if (task_state(tgid, &p) && p > 0 && p != self)
+				task_state(p, &g);
+		}
+		pthread_mutex_lock(&pool_lock);
+		for (o = pool; o && !ours; o = o->next)
+			ours = o->pid > 0 && tgid == o->pid;
+		busy = nr_spawning > 0;
+		pthread_mutex_unlock(&pool_lock);
+		if (ours || !busy)
+			return ours;
+		if (lineage)
+			return p == self || g == self;
+	}
 }
 
 /*
@@ -1155,6 +1267,17 @@ int pf_opener_init(const char **why)
 	}
 	pf_creds_decide(&st, own_userns.st_dev, own_userns.st_ino,
 			own_pidns.st_dev, own_pidns.st_ino, &own);
+	{
+		pthread_condattr_t ca;
+
+		if (pthread_condattr_init(&ca) ||
+		    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ||
+		    pthread_cond_init(&pool_cond, &ca)) {
+			*why = "cannot make the opener pool's condition variable";
+			return -ENOMEM;
+		}
+		pthread_condattr_destroy(&ca);
+	}
 	if (geteuid() != 0) {
 		*why = "the daemon is not root, so it cannot act as each caller";
 		return -EPERM;
@@ -1169,7 +1292,17 @@ int pf_opener_init(const char **why)
 
 		pf_creds_decide(&st, own_userns.st_dev, own_userns.st_ino,
 				own_pidns.st_dev, own_pidns.st_ino, &probe);
-		err = opener_spawn(&probe, -1, -1, &o);
+		o = calloc(1, sizeof(*o));
+		if (!o) {
+			*why = "out of memory";
+			return -ENOMEM;
+		}
+		o->creds = probe;
+		o->sock = o->pidfd = -1;
+		pthread_mutex_init(&o->lock, NULL);
+		err = opener_spawn(-1, -1, o);
+		if (err)
+			opener_free(o);
 	}
 	if (err) {
 		*why = "a test opener could not take another user's credentials (needs CAP_SETUID, CAP_SETGID, CAP_SETPCAP, CAP_SYS_ADMIN)";
@@ -1193,9 +1326,12 @@ void pf_opener_exit(void)
 	pthread_mutex_lock(&pool_lock);
 	while ((o = pool)) {
 		pool = o->next;
-		opener_free(o);
+		nr_openers--;
+		/* one being made, or held, is freed by its last holder */
+		o->dead = true;
+		if (!o->users)
+			opener_free(o);
 	}
-	nr_openers = 0;
 	pthread_mutex_unlock(&pool_lock);
 }
 

@@ -807,6 +807,55 @@ nest_script() {
 	stopper=
 }
 
+@test "150-hostile: a caller whose new opener is slow to start stalls nobody else: other users and root open within 2 s" {
+	# The daemon made each opener holding the pool's one lock, through
+	# the fork, the entry into the caller's namespaces and the opener's
+	# first word: while a new opener was slow to start, every caller that
+	# needed any opener, even one it had, and every open of a numbered
+	# pid, waited with it.  A caller can make that slow: the opener has
+	# its uid before its first word, so it may SIGSTOP it there (a second
+	# of the lock each time, and again at the next open; a race of a few
+	# microseconds, which a loaded machine seldom lets it win), and its
+	# namespaces are its own.  Here a tracer makes entering them slow,
+	# deterministically: setns, which only a new opener and its parent
+	# call, takes 6 s.  Only the caller's own opens may wait on that.
+	require_fuse
+	require_root
+	require_user "$U2"
+	require_cmd strace unshare pgrep
+	[ -n "${PERFCTR_DAEMON_PID:-}" ] || skip "PERFCTR_DAEMON_PID not set"
+	local lf dpid t0 t1 ms worst=0 i out
+	dpid=$PERFCTR_DAEMON_PID
+	lf=$(leaf all task_clock:u self simple 0)
+	# U2 and root already have openers: they need no new one
+	is_count "$(as_user "$U2" timeout $((30 * SLOW)) "$H/leafio" "$lf" read)" || die "$U2 cannot count itself"
+	is_count "$(read0 "$lf")" || die "root cannot count itself"
+	strace -f -qq -o /dev/null -e trace=setns -e inject=setns:delay_enter=$((6000000 * SLOW)) -p "$dpid" 3>&- &
+	wait_until "[ \$(awk '/^TracerPid:/ { print \$2 }' /proc/$dpid/status) != 0 ]" 100 ||
+		die "strace did not attach to $dpid"
+	# U1 from a user and pid namespace of its own: new credentials, and
+	# the new opener's parent enters its pid namespace first
+	as_u1 unshare -Urp --fork "$H/leafio" "$lf" read > /dev/null 2>&1 3>&- &
+	wait_until "pgrep -P $dpid > /dev/null" 100 || die "no new opener was being made for $U1"
+	for i in 1 2 3; do
+		t0=$(date +%s%N)
+		out=$(timeout $((30 * SLOW)) "$H/leafio" "$lf" read 2>&1)
+		t1=$(date +%s%N)
+		is_count "$out" || die "root's open $i while $U1's opener starts: $out"
+		ms=$(((t1 - t0) / 1000000)); [ $ms -le $worst ] || worst=$ms
+		# a numbered pid (its own) also asks whether it is the daemon's
+		t0=$(date +%s%N)
+		out=$(as_user "$U2" timeout $((30 * SLOW)) sh -c 'exec "$0" "$1/$$/simple/0" read' \
+			"$H/leafio" "$M/all/task_clock:u" 2>&1)
+		t1=$(date +%s%N)
+		is_count "$out" || die "$U2's open $i while $U1's opener starts: $out"
+		ms=$(((t1 - t0) / 1000000)); [ $ms -le $worst ] || worst=$ms
+	done
+	assert_le "$worst" $((2000 * SLOW)) "the slowest open (ms) of root and $U2 while $U1's new opener started"
+	# and they were all made while it was still starting
+	pgrep -P "$dpid" > /dev/null || die "$U1's opener was no longer starting: nothing tested"
+}
+
 @test "counting or sampling the daemon and its openers is refused to other users" {
 	require_fuse
 	[ -n "${PERFCTR_DAEMON_PID:-}" ] || skip "PERFCTR_DAEMON_PID not set"
