@@ -40,6 +40,7 @@
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +190,29 @@ static void ep_del(int fd)
 
 /* ---- reading counts --------------------------------------------------- */
 
+/*
+ * One read of a perf group.  An inherited child group is taken apart
+ * member by member when its thread exits, and perf refuses (ECHILD) to
+ * sum a group whose child is half gone: wait for the exit to finish, a
+ * matter of microseconds, rather than answer a zero line.  Bounded: the
+ * read's error if it does not.
+ */
+static ssize_t group_read(int fd, uint64_t *buf, size_t size)
+{
+	unsigned int tries;
+	ssize_t n;
+
+	for (tries = 0; ; tries++) {
+		n = read(fd, buf, size);
+		if (n >= 0 || errno != ECHILD || tries == 100)
+			return n;
+		if (tries < 10)
+			sched_yield();
+		else
+			usleep(100);
+	}
+}
+
 static int file_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
 		       uint64_t *run)
 {
@@ -199,7 +223,7 @@ static int file_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
 	*ena = 0;
 	*run = 0;
 	for (s = 0; s < f->nr_sets; s++) {
-		ssize_t n = read(f->sets[s].fd[0], buf, sizeof(buf));
+		ssize_t n = group_read(f->sets[s].fd[0], buf, sizeof(buf));
 
 		if (f->group) {
 			/* { nr, time_enabled, time_running, value[nr] } */
