@@ -32,7 +32,15 @@
  * queue overflowed (SIGIO, no fd).
  *
  * Everything here runs under pf_lock, except the read of a period-0
- * leaf (read_period0()), which takes only its own file's line0_lock.
+ * leaf (read_period0()), which takes only its own file's line0_lock and
+ * the lock of the counters it reads (struct pf_src).
+ *
+ * The period-0 leaves of one user on one target, event and type read one
+ * set of counters (struct pf_src), each from its own baseline: a process
+ * whose T threads each read such a leaf of "self" held T sets of T
+ * counters and read T of them per read, so its reads cost T times more
+ * as it grew.  Now the T leaves hold one set, and reads that arrive while
+ * it is being read are answered by the next read of it (src_sample()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -105,6 +113,38 @@ struct pf_irq_rec {
 	bool lost;
 };
 
+/*
+ * One set of counters that several period-0 leaves read (see the top of
+ * this file).  Its key and refs are under pf_lock; its sample under
+ * @lock: reads that find one under way wait for the next, which one of
+ * them makes for all, so that each answer was read after its request came.
+ */
+struct pf_src {
+	struct pf_src *next;		/* in srcs, while joinable */
+	const void *ev, *cpu;		/* the event and CPU nodes' data */
+	struct pf_watch *watch;		/* the target (one process, one pid) */
+	enum perfctrfs_type type;
+	uid_t uid;
+	unsigned int refs;		/* leaves reading it */
+	bool dead;			/* target gone: nobody joins */
+	unsigned int nr_sets, nr_members;
+	bool group;
+	struct pf_set *sets;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool sampling;
+	uint64_t started, done;		/* samples begun and finished */
+	int err;
+	uint64_t vals[PERFCTRFS_MAX_GROUP], ena, run;
+};
+
+/* A leaf's own view of a shared set: what perf's ioctls would have done */
+struct pf_view {
+	uint64_t base[PERFCTRFS_MAX_GROUP], base_ena, base_run;
+	uint64_t frozen[PERFCTRFS_MAX_GROUP], frozen_ena, frozen_run;
+	bool disabled;
+};
+
 struct pf_file {
 	uint32_t slot, gen;
 	struct perfctrfs_event_spec spec;
@@ -124,7 +164,10 @@ struct pf_file {
 	uint64_t last;			/* leader count at the previous line */
 	char rem[PF_LINE_MAX];		/* part of a line not read yet */
 	size_t rem_len, rem_off;
-	pthread_mutex_t line0_lock;	/* line0 alone: never pf_lock */
+	pthread_mutex_t line0_lock;	/* line0 and view: never pf_lock */
+	struct pf_src *src;		/* period 0 on a pid: shared counters */
+	bool src_last;			/* ... and we were its last leaf */
+	struct pf_view view;
 	char line0[PF_LINE_MAX];	/* period 0: line made at offset 0 */
 	size_t line0_len;
 	struct pf_waiter *waiters, **wtail;
@@ -142,6 +185,7 @@ struct pf_file {
 pthread_mutex_t pf_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct pf_file **files;
+static struct pf_src *srcs;		/* joinable shared sets */
 static unsigned int nr_files_alloc;
 static uint32_t next_gen = 1;
 static unsigned long nr_counters;	/* perf fds held by open leaves */
@@ -213,26 +257,27 @@ static ssize_t group_read(int fd, uint64_t *buf, size_t size)
 	}
 }
 
-static int file_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
-		       uint64_t *run)
+static int sets_sample(const struct pf_set *sets, unsigned int nr_sets,
+		       unsigned int nr_members, bool group, uint64_t *vals,
+		       uint64_t *ena, uint64_t *run)
 {
 	uint64_t buf[3 + PERFCTRFS_MAX_GROUP];
 	unsigned int s, m;
 
-	memset(vals, 0, f->nr_members * sizeof(*vals));
+	memset(vals, 0, nr_members * sizeof(*vals));
 	*ena = 0;
 	*run = 0;
-	for (s = 0; s < f->nr_sets; s++) {
-		ssize_t n = group_read(f->sets[s].fd[0], buf, sizeof(buf));
+	for (s = 0; s < nr_sets; s++) {
+		ssize_t n = group_read(sets[s].fd[0], buf, sizeof(buf));
 
-		if (f->group) {
+		if (group) {
 			/* { nr, time_enabled, time_running, value[nr] } */
 			if (n < (ssize_t)(3 * sizeof(uint64_t)) ||
-			    buf[0] != f->nr_members)
+			    buf[0] != nr_members)
 				return -EIO;
 			*ena += buf[1];
 			*run += buf[2];
-			for (m = 0; m < f->nr_members; m++)
+			for (m = 0; m < nr_members; m++)
 				vals[m] += buf[3 + m];
 		} else {
 			/* { value, time_enabled, time_running } */
@@ -244,6 +289,125 @@ static int file_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
 		}
 	}
 	return 0;
+}
+
+static int file_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
+		       uint64_t *run)
+{
+	return sets_sample(f->sets, f->nr_sets, f->nr_members, f->group, vals,
+			   ena, run);
+}
+
+/*
+ * A read of @src's counters made after this call began, into @vals,
+ * @ena and @run.  One reader reads them; those who come meanwhile wait,
+ * and the first of them to wake reads them once more for all: with T
+ * readers of one set, a read costs about two reads of it, not T.
+ */
+static int src_sample(struct pf_src *src, uint64_t *vals, uint64_t *ena,
+		      uint64_t *run)
+{
+	uint64_t want, gen, v[PERFCTRFS_MAX_GROUP], e, r;
+	int err;
+
+	pthread_mutex_lock(&src->lock);
+	/* one under way began before us: the next one is ours */
+	want = src->started + 1;
+	while (src->done < want) {
+		if (src->sampling) {
+			pthread_cond_wait(&src->cond, &src->lock);
+			continue;
+		}
+		gen = ++src->started;
+		src->sampling = true;
+		pthread_mutex_unlock(&src->lock);
+		err = sets_sample(src->sets, src->nr_sets, src->nr_members,
+				  src->group, v, &e, &r);
+		pthread_mutex_lock(&src->lock);
+		memcpy(src->vals, v, src->nr_members * sizeof(*v));
+		src->ena = e;
+		src->run = r;
+		src->err = err;
+		src->done = gen;
+		src->sampling = false;
+		pthread_cond_broadcast(&src->cond);
+	}
+	memcpy(vals, src->vals, src->nr_members * sizeof(*vals));
+	*ena = src->ena;
+	*run = src->run;
+	err = src->err;
+	pthread_mutex_unlock(&src->lock);
+	return err;
+}
+
+static uint64_t sub_sat(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/*
+ * What @f's own counters would read, from its shared set: since its open,
+ * less what its disable and reset took out.  Under f->line0_lock.
+ */
+static int view_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
+		       uint64_t *run)
+{
+	struct pf_view *v = &f->view;
+	unsigned int m;
+	int err;
+
+	if (v->disabled) {
+		memcpy(vals, v->frozen, f->nr_members * sizeof(*vals));
+		*ena = v->frozen_ena;
+		*run = v->frozen_run;
+		return 0;
+	}
+	err = src_sample(f->src, vals, ena, run);
+	if (err)
+		return err;
+	for (m = 0; m < f->nr_members; m++)
+		vals[m] = sub_sat(vals[m], v->base[m]);
+	*ena = sub_sat(*ena, v->base_ena);
+	*run = sub_sat(*run, v->base_run);
+	return 0;
+}
+
+/*
+ * PERF_EVENT_IOC_ENABLE, _DISABLE or _RESET on @f's view of its shared
+ * set, as perf does them on counters of its own: disabled, the count and
+ * times stand still; reset zeroes the count, not the times.
+ */
+static int view_ioc(struct pf_file *f, unsigned long cmd)
+{
+	struct pf_view *v = &f->view;
+	uint64_t vals[PERFCTRFS_MAX_GROUP], ena, run;
+	unsigned int m;
+	int err = 0;
+
+	pthread_mutex_lock(&f->line0_lock);
+	if (cmd == PERF_EVENT_IOC_DISABLE && !v->disabled) {
+		err = view_sample(f, v->frozen, &v->frozen_ena,
+				  &v->frozen_run);
+		if (!err)
+			v->disabled = true;
+	} else if (cmd == PERF_EVENT_IOC_ENABLE && v->disabled) {
+		err = src_sample(f->src, vals, &ena, &run);
+		if (!err) {
+			for (m = 0; m < f->nr_members; m++)
+				v->base[m] = sub_sat(vals[m], v->frozen[m]);
+			v->base_ena = sub_sat(ena, v->frozen_ena);
+			v->base_run = sub_sat(run, v->frozen_run);
+			v->disabled = false;
+		}
+	} else if (cmd == PERF_EVENT_IOC_RESET && v->disabled) {
+		memset(v->frozen, 0, sizeof(v->frozen));
+	} else if (cmd == PERF_EVENT_IOC_RESET) {
+		err = src_sample(f->src, vals, &ena, &run);
+		if (!err)
+			memcpy(v->base, vals, sizeof(v->base));
+	}
+	pthread_mutex_unlock(&f->line0_lock);
+	return err;
 }
 
 /* the longest line: PERFCTRFS_MAX_GROUP counts and two times, spaced */
@@ -261,7 +425,8 @@ static size_t format_line(struct pf_file *f, char *buf, uint64_t *leader)
 	char *p = buf;
 	unsigned int m;
 
-	if (file_sample(f, vals, &ena, &run)) {
+	if (f->src ? view_sample(f, vals, &ena, &run) :
+		     file_sample(f, vals, &ena, &run)) {
 		/* a failed read is a zero line, never a hang or garbage */
 		memset(vals, 0, sizeof(vals));
 		ena = 0;
@@ -591,6 +756,8 @@ static void file_kick(struct pf_file *f)
 
 static void file_mark_dead(struct pf_file *f)
 {
+	if (f->src)
+		f->src->dead = true;
 	if (f->watch) {
 		pf_watch_del(f->watch, f, epfd);
 		f->watch = NULL;
@@ -621,6 +788,9 @@ static void file_target_gone(void *owner)
 {
 	struct pf_file *f = owner;
 
+	/* its pid may be another process's soon: nobody joins its counters */
+	if (f->src)
+		f->src->dead = true;
 	f->watch = NULL;
 	f->dead = true;
 	file_kick(f);
@@ -1068,9 +1238,11 @@ out:
  * release, and the kernel sends FUSE_RELEASE only once no read of the
  * file is in flight, so they are read without pf_lock, which would make
  * a read wait behind another leaf's open (perf_event_open under the
- * caller's credentials) or the event loop.  The file's own line0_lock
- * guards line0: the line a read at offset 0 made, which reads at later
- * offsets (dd bs=1) continue.
+ * caller's credentials) or the event loop; a shared set (struct pf_src)
+ * lives as long as any leaf that reads it.  The file's own line0_lock
+ * guards line0, the line a read at offset 0 made, which reads at later
+ * offsets (dd bs=1) continue, and the view of a shared set, which a
+ * control word or ioctl moves.
  */
 static void read_period0(fuse_req_t req, struct pf_file *f, size_t size,
 			 off_t off)
@@ -1079,8 +1251,8 @@ static void read_period0(fuse_req_t req, struct pf_file *f, size_t size,
 	size_t len = 0;
 
 	if (off == 0) {
-		len = format_line(f, line, NULL);
 		pthread_mutex_lock(&f->line0_lock);
+		len = format_line(f, line, NULL);
 		memcpy(f->line0, line, len);
 		f->line0_len = len;
 		pthread_mutex_unlock(&f->line0_lock);
@@ -1217,7 +1389,9 @@ int pf_file_control(struct pf_file *f, const char *word, size_t len)
 		    memcmp(words[i].word, word, len))
 			continue;
 		pthread_mutex_lock(&pf_lock);
-		err = file_check_cpu(f) ? -ENODEV : file_ioc(f, words[i].cmd);
+		err = file_check_cpu(f) ? -ENODEV :
+		      f->src ? view_ioc(f, words[i].cmd) :
+		      file_ioc(f, words[i].cmd);
 		file_kick(f);
 		pthread_mutex_unlock(&pf_lock);
 		break;
@@ -1233,7 +1407,8 @@ int pf_file_ioctl(struct pf_file *f, unsigned int cmd)
 	    cmd != PERF_EVENT_IOC_RESET)
 		return -ENOTTY;
 	pthread_mutex_lock(&pf_lock);
-	err = file_check_cpu(f) ? -ENODEV : file_ioc(f, cmd);
+	err = file_check_cpu(f) ? -ENODEV :
+	      f->src ? view_ioc(f, cmd) : file_ioc(f, cmd);
 	file_kick(f);
 	pthread_mutex_unlock(&pf_lock);
 	return err;
@@ -1273,6 +1448,31 @@ static void file_unhook(struct pf_file *f)
 	if (f->ph)
 		fuse_pollhandle_destroy(f->ph);
 	f->ph = NULL;
+	if (f->src && !--f->src->refs) {
+		struct pf_src **pp;
+
+		for (pp = &srcs; *pp; pp = &(*pp)->next)
+			if (*pp == f->src) {
+				*pp = f->src->next;
+				break;
+			}
+		nr_counters -= f->src->nr_sets * f->src->nr_members;
+		f->src_last = true;
+	}
+}
+
+static void src_free(struct pf_src *src)
+{
+	unsigned int s, m;
+
+	for (s = 0; s < src->nr_sets; s++)
+		for (m = 0; m < src->nr_members; m++)
+			if (src->sets[s].fd[m] >= 0)
+				close(src->sets[s].fd[m]);
+	pthread_mutex_destroy(&src->lock);
+	pthread_cond_destroy(&src->cond);
+	free(src->sets);
+	free(src);
 }
 
 /*
@@ -1293,6 +1493,8 @@ static void file_destroy(struct pf_file *f)
 			if (set->fd[m] >= 0)
 				close(set->fd[m]);
 	}
+	if (f->src_last)
+		src_free(f->src);
 	pf_share_give(f->uid, f->share);
 	free(f->sets);
 	free(f->q);
@@ -1524,6 +1726,64 @@ static int open_set(struct pf_file *f, struct pf_set *set,
 	return 0;
 }
 
+/*
+ * Under pf_lock, at the end of the open of a period-0 leaf on a pid: read
+ * @f through the shared set of its user, target, event and type, joined
+ * from a baseline taken now, or made of @f's own counters when there is
+ * none.  @f's own counters, after a join, go to *@spare for the caller to
+ * close without the lock; they decided the open with the caller's rights.
+ * Out of memory, @f reads its own counters, as every other leaf does.
+ */
+static void src_attach(struct pf_file *f, const struct pf_target *t,
+		       struct pf_set **spare, unsigned int *nr_spare)
+{
+	struct pf_src *src;
+
+	for (src = srcs; src; src = src->next)
+		if (src->ev == t->ev && src->cpu == t->cpu &&
+		    src->watch == f->watch && src->type == f->type &&
+		    src->uid == f->uid && !src->dead)
+			break;
+	/* exited, and not yet seen by the loop: its pid may be reused */
+	if (src && !pf_watch_alive(src->watch)) {
+		src->dead = true;
+		src = NULL;
+	}
+	if (src) {
+		if (src_sample(src, f->view.base, &f->view.base_ena,
+			       &f->view.base_run))
+			return;
+		src->refs++;
+		f->src = src;
+		nr_counters -= f->nr_sets * f->nr_members;
+		*spare = f->sets;
+		*nr_spare = f->nr_sets;
+		f->sets = NULL;
+		f->nr_sets = 0;
+		return;
+	}
+	src = calloc(1, sizeof(*src));
+	if (!src)
+		return;
+	src->ev = t->ev;
+	src->cpu = t->cpu;
+	src->watch = f->watch;
+	src->type = f->type;
+	src->uid = f->uid;
+	src->refs = 1;
+	src->nr_sets = f->nr_sets;
+	src->nr_members = f->nr_members;
+	src->group = f->group;
+	src->sets = f->sets;
+	pthread_mutex_init(&src->lock, NULL);
+	pthread_cond_init(&src->cond, NULL);
+	f->sets = NULL;
+	f->nr_sets = 0;
+	f->src = src;
+	src->next = srcs;
+	srcs = src;
+}
+
 /* Close what open_set() made of @set; it was never counted. */
 static void close_set(struct pf_file *f, struct pf_set *set)
 {
@@ -1589,6 +1849,8 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct perfctrfs_pid pid = t->pid;
+	struct pf_set *spare = NULL;
+	unsigned int nr_spare = 0;
 	struct pf_where *where = NULL;
 	struct pf_caller *caller;
 	struct pf_status *target;
@@ -1740,7 +2002,13 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	for (s = 0; s < f->nr_sets; s++)
 		ioctl(f->sets[s].fd[0], PERF_EVENT_IOC_ENABLE,
 		      f->group ? PERF_IOC_FLAG_GROUP : 0);
+	if (pid.kind == PERFCTRFS_PID_NUM && f->watch &&
+	    f->type != PERFCTRFS_IRQ && !f->period.value)
+		src_attach(f, t, &spare, &nr_spare);
 	pthread_mutex_unlock(&pf_lock);
+	for (s = 0; s < nr_spare; s++)
+		close_set(f, &spare[s]);
+	free(spare);
 	free(where);
 	free(caller);
 	free(target);
