@@ -31,13 +31,15 @@ private_dir() {
 }
 
 # A daemon of our own, under `prlimit --nofile=SOFT:HARD`, mounted by us
-# without allow_other (root or a user alike).
+# without allow_other (root or a user alike), with the daemon options
+# after LIM, if any.
 mount_private() {
 	local dir=$1 lim=$2
+	shift 2
 	require_cmd prlimit fusermount3
 	[ -r /dev/fuse ] && [ -w /dev/fuse ] ||
 		skip "this user cannot open /dev/fuse to mount a daemon of its own"
-	prlimit --nofile="$lim" -- "$PERFCTR_FUSE_BIN" -f "$dir" \
+	prlimit --nofile="$lim" -- "$PERFCTR_FUSE_BIN" -f "$@" "$dir" \
 		> "$BATS_TEST_TMPDIR/private.log" 2>&1 3>&- &
 	echo $! > "$BATS_TEST_TMPDIR/private.pid"
 	wait_until "[ -d '$dir/all' ]" 100 ||
@@ -220,6 +222,55 @@ storm_beside() {
 	grep -qE '^(0|[1-9][0-9]*) 0x[0-9a-f]+$' "$BATS_TEST_TMPDIR/out" ||
 		die "no record in the first read after 3.5 s unread: $(head -3 "$BATS_TEST_TMPDIR/out")"
 	kill "$sp"
+}
+
+@test "max_threads= takes 1 to 1024 only, with a one-line reason" {
+	dir=$(private_dir)
+	for v in 0 -1 x 1x 1025 99999999999999999999 ""; do
+		run timeout 20 "$PERFCTR_FUSE_BIN" -f -o "max_threads=$v" "$dir"
+		assert_eq "$status" 1 "exit status for max_threads=$v" || return 1
+		assert_match "$output" "max_threads= must be 1 to 1024" "its message" || return 1
+		! grep -qs " $dir " /proc/self/mounts || die "max_threads=$v mounted"
+	done
+}
+
+@test "the worker pool is 4 threads per CPU the daemon may run on, 10 to 256, and it says so" {
+	fdmnt=$(private_dir)
+	mount_private "$fdmnt" 1024:1024
+	want=$((4 * $(nproc)))
+	[ "$want" -lt 10 ] && want=10
+	[ "$want" -gt 256 ] && want=256
+	grep -q "up to $want worker threads" "$BATS_TEST_TMPDIR/private.log" ||
+		die "log (nproc $(nproc)): $(cat "$BATS_TEST_TMPDIR/private.log")"
+	umount_private "$fdmnt"
+	fdmnt=$(private_dir)
+	mount_private "$fdmnt" 1024:1024 -o max_threads=3
+	grep -q "up to 3 worker threads" "$BATS_TEST_TMPDIR/private.log" ||
+		die "log with max_threads=3: $(cat "$BATS_TEST_TMPDIR/private.log")"
+}
+
+@test "with one worker thread, readers blocked on a target serve no worse: other leaves still open and read" {
+	fdmnt=$(private_dir)
+	mount_private "$fdmnt" 1024:1024 -o max_threads=1
+	"$H/spin" $((60 * SLOW)) >/dev/null 3>&- &
+	spinner=$!
+	# three readers blocked for a line that comes only at the target's exit
+	for i in 1 2 3; do
+		"$H/leafio" "$fdmnt/all/task_clock$U/$spinner/simple/1000000000000" read \
+			> "$BATS_TEST_TMPDIR/blocked.$i" 2>&1 3>&- &
+	done
+	sleep 1
+	for i in 1 2 3; do
+		run timeout 10 "$H/leafio" "$fdmnt/all/task_clock$U/self/times/0" read
+		[ "$status" -eq 0 ] || die "read $i beside the blocked readers: $output"
+		is_count "${lines[0]%% *}" || die "read $i: $output"
+	done
+	for i in 1 2 3; do
+		[ ! -s "$BATS_TEST_TMPDIR/blocked.$i" ] || die "reader $i did not block: $(cat "$BATS_TEST_TMPDIR/blocked.$i")"
+	done
+	kill "$spinner"
+	wait_until "[ -s $BATS_TEST_TMPDIR/blocked.1 ] && [ -s $BATS_TEST_TMPDIR/blocked.2 ] && [ -s $BATS_TEST_TMPDIR/blocked.3 ]" 100 ||
+		die "the blocked readers got nothing at the target's exit"
 }
 
 @test "140-daemon: no counter left held" {
