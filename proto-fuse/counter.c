@@ -301,8 +301,8 @@ static int file_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
 /*
  * A read of @src's counters made after this call began, into @vals,
  * @ena and @run.  One reader reads them; those who come meanwhile wait,
- * and the first of them to wake reads them once more for all: with T
- * readers of one set, a read costs about two reads of it, not T.
+ * and the first of them to wake reads them once more for all of them:
+ * however many readers pile up, one read of the set answers them.
  */
 static int src_sample(struct pf_src *src, uint64_t *vals, uint64_t *ena,
 		      uint64_t *run)
