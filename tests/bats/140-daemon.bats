@@ -73,22 +73,32 @@ umount_private() {
 	base=$(perf_fds_of "$pid")
 	lf=$fdmnt/all/task_clock$U/self/simple/0
 	fds=() err=
-	# each open of this shell's self takes a perf fd and a pidfd: 64 fds
+	# period-0 leaves of one target read one set of counters: 20 opens
+	# of this shell's self hold one perf fd
+	for i in $(seq 1 20); do
+		exec {fd}<"$lf" || die "open $i of $lf"
+		fds+=("$fd")
+	done
+	assert_eq "$(perf_fds_of "$pid")" $((base + 1)) "daemon perf fds with 20 period-0 leaves of one process open"
+	# a period-N leaf keeps counters of its own, a perf fd each: 64 fds
 	# run out well before 100 opens
+	fill=$fdmnt/all/task_clock$U/self/simple/1000000000000
+	nfill=0
 	for i in $(seq 1 100); do
-		if ! { exec {fd}<"$lf"; } 2> "$BATS_TEST_TMPDIR/open.err"; then
+		if ! { exec {fd}<"$fill"; } 2> "$BATS_TEST_TMPDIR/open.err"; then
 			err=$(cat "$BATS_TEST_TMPDIR/open.err")
 			break
 		fi
 		fds+=("$fd")
+		nfill=$((nfill + 1))
 	done
 	[ -n "$err" ] || die "100 opens and no failure: is the limit of 64 applied?"
-	assert_ge "${#fds[@]}" 10 "opens before the fds ran out"
+	assert_ge "$nfill" 10 "opens before the fds ran out"
 	assert_match "$err" "Too many open files" "errno of the open that found no fd"
 	held=$(perf_fds_of "$pid")
-	assert_ge "$held" $((base + ${#fds[@]})) "daemon perf fds while full"
-	# a self open takes two fds: fill the last one with CPU-wide counters
-	# (one fd each) on CPU 0, whose other events nobody has looked up yet
+	assert_ge "$held" $((base + 1 + nfill)) "daemon perf fds while full"
+	# fill any fd left with CPU-wide counters (one fd each) on CPU 0,
+	# whose other events nobody has looked up yet
 	if [ "$(id -u)" = 0 ]; then
 		for i in $(seq 1 4); do
 			{ exec {fd}<"$fdmnt/0/cpu_clock/all/simple/0"; } 2>/dev/null || break
