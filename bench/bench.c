@@ -817,7 +817,14 @@ static void bench_scale(void)
 	if (spawn_children(1))
 		die("fork");
 	sleeper = children[0];
-	snprintf(rel, sizeof(rel), "all/task_clock/%d/simple/0", (int)sleeper);
+	/*
+	 * The daemon reads the period-0 leaves of one target through one
+	 * shared set of counters, so 10,000 of them would hold one counter;
+	 * a count period keeps counters of its own for each leaf (and never
+	 * fires: the sleeper's clock stands still).
+	 */
+	snprintf(rel, sizeof(rel), "all/task_clock/%d/simple/%s", (int)sleeper,
+		 kernel_mode ? "0" : "1000000000000");
 	path_of(leaf, sizeof(leaf), rel);
 
 	scale_run(&p, open_perf, &sleeper, "scale: perf 1000-10000");
