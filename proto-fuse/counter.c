@@ -576,6 +576,17 @@ static void irq_unsampled(struct pf_file *f)
 	f->lost_pending += due - seen - 1;
 }
 
+/* Everything an irq leaf has to say: its rings, then unsampled periods. */
+static void irq_gather(struct pf_file *f)
+{
+	unsigned int s;
+
+	for (s = 0; s < f->nr_sets; s++)
+		drain_ring(f, &f->sets[s]);
+	if (!f->qlen && !f->lost_pending)
+		irq_unsampled(f);
+}
+
 /* ---- readiness and replies -------------------------------------------- */
 
 static bool count_ready(struct pf_file *f)
@@ -590,17 +601,12 @@ static bool count_ready(struct pf_file *f)
 /* Can a read be answered now (with data or EOF)? */
 static bool file_ready(struct pf_file *f)
 {
-	unsigned int s;
-
 	if (f->rem_off < f->rem_len || f->dead)
 		return true;
 	switch (f->type) {
 	case PERFCTRFS_IRQ:
 		/* what the kernel wrote since the loop last looked counts */
-		for (s = 0; s < f->nr_sets; s++)
-			drain_ring(f, &f->sets[s]);
-		if (!f->qlen && !f->lost_pending)
-			irq_unsampled(f);
+		irq_gather(f);
 		return f->qlen || f->lost_pending;
 	default:
 		if (!f->period.value)
@@ -656,12 +662,7 @@ static size_t file_take(struct pf_file *f, char *out, size_t size)
 		return n;
 	}
 	if (f->type == PERFCTRFS_IRQ) {
-		unsigned int s;
-
-		for (s = 0; s < f->nr_sets; s++)
-			drain_ring(f, &f->sets[s]);
-		if (!f->qlen && !f->lost_pending)
-			irq_unsampled(f);
+		irq_gather(f);
 		while (f->qlen || f->lost_pending) {
 			char line[PF_LINE_MAX];
 			struct pf_irq_rec save;
@@ -2086,6 +2087,8 @@ int pf_counter_init(void)
 	err = pthread_create(&loop_thread, NULL, pf_loop, NULL);
 	if (err)
 		return -err;
+	/* named, so that ps and the tests can tell it from the workers */
+	pthread_setname_np(loop_thread, "perfctrfs-loop");
 	loop_started = true;
 	return 0;
 }

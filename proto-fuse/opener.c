@@ -22,9 +22,10 @@
  *    one idle for PF_OPENER_IDLE seconds is retired, and there are at
  *    most PF_OPENER_MAX;
  *  - a caller may signal, stop, prlimit or kill its own opener (it has
- *    its uid): that only fails its own opens.  A reply that does not come
- *    in PF_OPENER_TIMEOUT seconds retires the opener, so a stopped one
- *    never holds a daemon thread;
+ *    its uid): that only fails its own opens.  An opener found stopped
+ *    while a reply is late is retired at once (EAGAIN), so a stopped one
+ *    never holds a daemon thread for long; one that is merely slow (a
+ *    loaded machine) is waited for, up to PF_OPENER_TIMEOUT seconds;
  *  - a pid namespace that dies takes its openers with it; a new one may
  *    get the same inode number, and so the stale pool entry: its socket
  *    is dead, and the one retry makes a fresh opener.
@@ -61,7 +62,9 @@
 
 #define PF_OPENER_MAX		128
 #define PF_OPENER_IDLE		60	/* seconds */
-#define PF_OPENER_TIMEOUT	10	/* seconds for one reply */
+#define PF_OPENER_TIMEOUT	60	/* seconds for one reply, at most */
+#define PF_OPENER_PATIENCE	1	/* seconds before a late reply's opener
+					 * is looked at: stopped, it is retired */
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD		O_EXCL
@@ -341,8 +344,36 @@ static int read_file(const char *path, char *buf, size_t size)
 }
 
 
-/* Wait for one reply, its fds into @fds; -ETIMEDOUT, -EPIPE or -EIO. */
-static int opener_recv(int s, struct pf_open_rep *rep, int *fds)
+/*
+ * Is the opener @pid stopped (SIGSTOP, or a tracer's stop)?  Its state is
+ * the field after the parenthesised command, which cannot contain ") ".
+ */
+static bool opener_stopped(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;	/* gone: the socket says so */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+}
+
+/*
+ * Wait for one reply from the opener @pid on @s, its fds into @fds;
+ * -ETIMEDOUT (stopped, or no reply in PF_OPENER_TIMEOUT s), -EPIPE or -EIO.
+ * A loaded machine may keep a running opener from answering for seconds:
+ * only a stopped one is given up on early.
+ */
+static int opener_recv(int s, pid_t pid, struct pf_open_rep *rep, int *fds)
 {
 	char cbuf[CMSG_SPACE(sizeof(int) * PERFCTRFS_MAX_GROUP)];
 	struct iovec iov = { .iov_base = rep, .iov_len = sizeof(*rep) };
@@ -352,15 +383,22 @@ static int opener_recv(int s, struct pf_open_rep *rep, int *fds)
 	};
 	struct pollfd p = { .fd = s, .events = POLLIN };
 	struct cmsghdr *cm;
-	unsigned int got = 0, i;
+	unsigned int got = 0, i, waited = 0;
 	ssize_t n;
 	int r;
 
-	do
-		r = poll(&p, 1, PF_OPENER_TIMEOUT * 1000);
-	while (r < 0 && errno == EINTR);
-	if (r == 0)
-		return -ETIMEDOUT;
+	for (;;) {
+		r = poll(&p, 1, 1000);
+		if (r > 0)
+			break;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -EPIPE;
+		if (++waited >= PF_OPENER_TIMEOUT ||
+		    (waited >= PF_OPENER_PATIENCE && opener_stopped(pid)))
+			return -ETIMEDOUT;
+	}
 	n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	if (n <= 0)
 		return -EPIPE;
@@ -468,7 +506,7 @@ static int opener_spawn(const struct pf_creds *c, int nsfd,
 	o->sock = sv[0];
 	pthread_mutex_init(&o->lock, NULL);
 	/* its first word says whether it became the caller */
-	err = opener_recv(o->sock, &rep, NULL);
+	err = opener_recv(o->sock, pid, &rep, NULL);
 	if (!err && rep.err)
 		err = rep.err;
 	if (err) {
@@ -620,8 +658,12 @@ static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
 		    sizeof(*req))
 			err = -EPIPE;
 		else
-			err = opener_recv(o->sock, rep, fds);
+			err = opener_recv(o->sock, o->pid, rep, fds);
 		pthread_mutex_unlock(&o->lock);
+		if (err == -ETIMEDOUT)
+			pf_log(LOG_WARNING, "the opener of uid %u (pid %d) is stopped, or gave no reply in %d s: retired",
+			       (unsigned int)c->creds.uid[0], (int)o->pid,
+			       PF_OPENER_TIMEOUT);
 		/* a dead opener leaves the pool: the retry makes a new one */
 		opener_put(o, err && err != -EMFILE);
 		if (err == -ETIMEDOUT)

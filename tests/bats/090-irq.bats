@@ -49,6 +49,24 @@ start_spinner() {
 		die "spin never mapped its text"
 }
 
+# read_unread_irq PERIOD: an irq leaf of $spinner's task_clock:u at PERIOD,
+# opened, then read only once the spinner (told by SIGUSR1 to start) is
+# gone; its lines, EOF left out, in $BATS_TEST_TMPDIR/recs, and the
+# spinner's whole task_clock from start_total_reader in $total.
+read_unread_irq() {
+	timeout $((60 * SLOW)) "$H/leafio" "$(leaf all task_clock:u "$spinner" irq "$1")" \
+		sh="kill -USR1 $spinner" waitexit="$spinner" readall |
+		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
+	wait "$reader"
+	total=$(cat "$BATS_TEST_TMPDIR/total")
+}
+
+# tally_recs: the records ($n) and the periods lost ($lost) in recs.
+tally_recs() {
+	n=$(grep -cE "$REC" "$BATS_TEST_TMPDIR/recs") || true
+	lost=$(awk '/^lost / { s += $2 } END { print s + 0 }' "$BATS_TEST_TMPDIR/recs")
+}
+
 @test "irq lines are '<count> 0x<ip>' records with counts that never go down" {
 	start_spinner -g 0.2
 	run timeout $((60 * SLOW)) "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10000000)" \
@@ -100,8 +118,7 @@ start_total_reader() {
 	wait "$reader"
 	total=$(cat "$BATS_TEST_TMPDIR/total")
 	assert_ge "$total" 100000000 "task_clock of the spinner"
-	n=$(grep -cE "$REC" "$BATS_TEST_TMPDIR/recs") || true
-	lost=$(awk '/^lost / { s += $2 } END { print s + 0 }' "$BATS_TEST_TMPDIR/recs")
+	tally_recs
 	want=$((total / period))
 	assert_ge "$(( (n + lost) * 10 ))" "$(( want * 7 ))" "records ($n + $lost lost) for $total ns at period $period"
 	assert_le "$(( (n + lost) * 10 ))" "$(( want * 13 ))" "records ($n + $lost lost) for $total ns at period $period"
@@ -112,15 +129,10 @@ start_total_reader() {
 	period=20000
 	start_total_reader
 	# open, then read nothing until the target is gone
-	timeout $((60 * SLOW)) "$H/leafio" "$(leaf all task_clock:u "$spinner" irq $period)" \
-		sh="kill -USR1 $spinner" waitexit="$spinner" readall |
-		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
-	wait "$reader"
-	total=$(cat "$BATS_TEST_TMPDIR/total")
+	read_unread_irq "$period"
 	bad=$(grep -vcE "$REC|$LOST" "$BATS_TEST_TMPDIR/recs") || true
 	assert_eq "$bad" 0 "lines that are neither records nor lost lines"
-	n=$(grep -cE "$REC" "$BATS_TEST_TMPDIR/recs") || true
-	lost=$(awk '/^lost / { s += $2 } END { print s + 0 }' "$BATS_TEST_TMPDIR/recs")
+	tally_recs
 	want=$((total / period))
 	echo "# $n records, $lost lost, $want expected" >&3
 	# records and lost lines account for the irq leaf's own count; the
@@ -143,13 +155,8 @@ start_total_reader() {
 	start_spinner -g 0.3
 	period=20000	# 50,000 a second asked, 1,000 allowed
 	start_total_reader
-	timeout $((60 * SLOW)) "$H/leafio" "$(leaf all task_clock:u "$spinner" irq $period)" \
-		sh="kill -USR1 $spinner" waitexit="$spinner" readall |
-		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
-	wait "$reader"
-	total=$(cat "$BATS_TEST_TMPDIR/total")
-	n=$(grep -cE "$REC" "$BATS_TEST_TMPDIR/recs") || true
-	lost=$(awk '/^lost / { s += $2 } END { print s + 0 }' "$BATS_TEST_TMPDIR/recs")
+	read_unread_irq "$period"
+	tally_recs
 	want=$((total / period))
 	echo "# $n records, $lost lost, $want expected at max_sample_rate 1000" >&3
 	assert_le "$(( n * 2 ))" "$want" "records at a rate perf throttles ($n of $want periods)"
@@ -175,13 +182,8 @@ start_total_reader() {
 @test "irq by time: a 10ms period samples a spinner once per 10 ms of its CPU time" {
 	start_spinner -g 0.2
 	start_total_reader
-	timeout $((60 * SLOW)) "$H/leafio" "$(leaf all task_clock:u "$spinner" irq 10ms)" \
-		sh="kill -USR1 $spinner" waitexit="$spinner" readall |
-		grep -v '^EOF$' > "$BATS_TEST_TMPDIR/recs"
-	wait "$reader"
-	total=$(cat "$BATS_TEST_TMPDIR/total")
-	n=$(grep -cE "$REC" "$BATS_TEST_TMPDIR/recs") || true
-	lost=$(awk '/^lost / { s += $2 } END { print s + 0 }' "$BATS_TEST_TMPDIR/recs")
+	read_unread_irq "10ms"
+	tally_recs
 	# a task_clock period is CPU time: 0.2 s burned is about 20 periods
 	want=$((total / 10000000))
 	echo "# $n records, $lost lost, $want expected for $total ns" >&3

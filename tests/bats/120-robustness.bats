@@ -73,7 +73,7 @@ teardown() {
 	before=$(counters_held)
 	for i in $(seq 1 100); do
 		for t in simple/0 times/0 simple/1000 times/100ms irq/1000000; do
-			"$H/fsop" open "$M/all/task_clock:u/$sleeper/$t" >/dev/null || die "open $t failed at round $i"
+			out=$("$H/fsop" open "$M/all/task_clock:u/$sleeper/$t") || die "open $t failed at round $i: $out"
 		done
 	done
 	wait_until "[ \$(counters_held) -eq $before ]" 100 ||

@@ -190,8 +190,10 @@ storm_beside() {
 	n=$(grep -cE '^[0-9]+$' "$BATS_TEST_TMPDIR/storm.out")
 	echo "# slowest period-0 read ${worst} ms; period-1 reader: $n lines in 8 s" >&3
 	# every read of a period-1 leaf on a busy event is ready at once: a
-	# daemon busy with its own signals gave 17-22 lines here, not 10000s
-	assert_ge "$n" 200 "lines the period-1 reader got in 8 s"
+	# daemon busy with its own signals gave 17-22 lines here, not 10000s.
+	# A CI machine at load 20-30 gave a healthy daemon's reader 114 (each
+	# of its wakeups waits its turn): the bound is twice the bug's.
+	assert_ge "$n" 45 "lines the period-1 reader got in 8 s"
 	! grep -qvE '^[0-9]+$' "$BATS_TEST_TMPDIR/storm.out" ||
 		die "period-1 reader: $(grep -vE '^[0-9]+$' "$BATS_TEST_TMPDIR/storm.out" | head -3)"
 }
@@ -217,17 +219,28 @@ storm_beside() {
 	# the lock every other request needs; when the daemon itself was
 	# sampled (fuse_fuzz's self), its drains made samples of their own
 	# and starved a read for 30 s.  The records wait in the kernel's ring.
+	# Only the event loop's wakeups are counted: the workers wake for any
+	# request to the mount, from anyone, and a loaded CI machine's
+	# workers showed 224 wakeups in 3 s with the loop asleep.
+	local loop
+	loop=$(grep -lx perfctrfs-loop /proc/"$PERFCTR_DAEMON_PID"/task/*/comm) ||
+		die "no thread named perfctrfs-loop in daemon $PERFCTR_DAEMON_PID"
+	loop=${loop%/comm}
 	"$H/spin" $((60 * SLOW)) 3>&- &
 	sp=$!
 	lf=$(leaf all task_clock:u "$sp" irq 10000)
 	"$H/leafio" "$lf" sleep=500 \
-		sh="cat /proc/$PERFCTR_DAEMON_PID/task/*/status | awk '/^voluntary_ctxt_switches/ { s += \$2 } END { print s + 0 }' > $BATS_TEST_TMPDIR/w0" \
+		sh="grep -H ctxt_switches /proc/$PERFCTR_DAEMON_PID/task/*/status > $BATS_TEST_TMPDIR/w0" \
 		sleep=3000 \
-		sh="cat /proc/$PERFCTR_DAEMON_PID/task/*/status | awk '/^voluntary_ctxt_switches/ { s += \$2 } END { print s + 0 }' > $BATS_TEST_TMPDIR/w1" \
+		sh="grep -H ctxt_switches /proc/$PERFCTR_DAEMON_PID/task/*/status > $BATS_TEST_TMPDIR/w1" \
 		read > "$BATS_TEST_TMPDIR/out" 3>&- || die "leafio: $(cat "$BATS_TEST_TMPDIR/out")"
-	w=$(( $(cat "$BATS_TEST_TMPDIR/w1") - $(cat "$BATS_TEST_TMPDIR/w0") ))
-	echo "# daemon wakeups over 3 s beside an unread 10 us irq leaf: $w" >&3
-	assert_le "$w" 30 "daemon wakeups over 3 s beside an unread 10 us irq leaf"
+	# every thread's switches, for whoever reads a failure
+	paste "$BATS_TEST_TMPDIR/w0" "$BATS_TEST_TMPDIR/w1" | sed 's/^/# /' >&3
+	w=$(awk -v t="$loop/status:voluntary_ctxt_switches:" '
+		$1 == t { v[FILENAME] = $2 }
+		END { print v[ARGV[2]] - v[ARGV[1]] }' "$BATS_TEST_TMPDIR/w0" "$BATS_TEST_TMPDIR/w1")
+	echo "# event loop wakeups over 3 s beside an unread 10 us irq leaf: $w" >&3
+	assert_le "$w" 30 "event loop wakeups over 3 s beside an unread 10 us irq leaf"
 	# and the records waited: the first read after all that gets them
 	grep -qE '^(0|[1-9][0-9]*) 0x[0-9a-f]+$' "$BATS_TEST_TMPDIR/out" ||
 		die "no record in the first read after 3.5 s unread: $(head -3 "$BATS_TEST_TMPDIR/out")"

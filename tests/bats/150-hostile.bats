@@ -378,6 +378,43 @@ nest_script() {
 	assert_eq "$out2" "" "an irq leaf opened after the others closed"
 }
 
+@test "150-hostile: irq rings are charged to the opener's memory cgroup" {
+	require_kernel "the FUSE daemon's allocations are charged to the daemon's cgroup, not the caller's"
+	require_root
+	local cg=/sys/fs/cgroup d script n=16 simple irq cur base
+	grep -qw cgroup2 /proc/filesystems || skip "this kernel has no cgroup2"
+	if ! grep -qs " $cg cgroup2 " /proc/mounts; then
+		mount -t cgroup2 cgroup2 "$cg" || skip "cannot mount cgroup2 on $cg"
+	fi
+	grep -qw memory "$cg/cgroup.controllers" || skip "this kernel has no memory controller (MEMCG)"
+	echo +memory > "$cg/cgroup.subtree_control" || die "cannot enable the memory controller"
+	d=$cg/perfctr-memcg.$$
+	mkdir "$d" || die "mkdir $d"
+	script=$BATS_TEST_TMPDIR/nest.sh
+	# N nested leafio, each holding one open leaf; the innermost prints
+	# the cgroup's memory.current with all N held
+	cat > "$script" <<-EOF
+	#!/bin/sh
+	[ "\$1" -ge $n ] && { cat $d/memory.current; exit 0; }
+	"$H/leafio" "\$2" sh="$script \$((\$1 + 1)) \$2" || echo "failed at \$1"
+	EOF
+	chmod 755 "$script"
+	held() {	# LEAF: memory.current with N of LEAF held, less the cgroup's idle
+		sh -c "echo \$\$ > $d/cgroup.procs && base=\$(cat $d/memory.current) &&
+			cur=\$($script 0 $1) && echo \$((cur - base)) \$cur"
+	}
+	# the same processes hold simple leaves, then irq leaves: the
+	# difference is what the irq opens allocated, 96 KiB of ring each
+	simple=$(held "$(leaf all page_faults:u self simple 0)")
+	irq=$(held "$(leaf all page_faults:u self irq 1000)")
+	rmdir "$d" || true
+	echo "# memory.current growth with $n leaves held: simple ${simple%% *}, irq ${irq%% *} bytes" >&3
+	is_count "${simple##* }" || die "with $n simple leaves: $simple"
+	is_count "${irq##* }" || die "with $n irq leaves: $irq"
+	assert_ge $(( ${irq%% *} - ${simple%% *} )) $((n * 64 * 1024)) \
+		"bytes charged for $n irq rings of 96 KiB beyond $n simple leaves"
+}
+
 @test "150-hostile: a user's time-period timers are bounded: ENOSPC past 100 leaves of 1ms" {
 	require_kernel "the FUSE daemon's timers are its own"
 	local script=$BATS_TEST_TMPDIR/nest.sh out
@@ -469,6 +506,42 @@ nest_script() {
 	! grep -qs " $extra " /proc/self/mounts || die "it mounted $extra"
 }
 
+@test "a caller outside the daemon's pid namespace (FUSE pid 0) is refused with EACCES, and the mount serves on" {
+	require_fuse
+	require_root
+	require_cmd unshare
+	local d p lf
+	unshare -pfm --mount-proc true 2>/dev/null || skip "cannot make pid and mount namespaces here"
+	extra=$(extra_dir)
+	# a daemon in pid and mount namespaces of its own (its /proc must be
+	# its namespace's): FUSE names every caller outside it as pid 0.  Its
+	# mount is reached through /proc/PID/root, which only root may follow.
+	unshare -pfm --mount-proc --propagation private \
+		"$PERFCTR_FUSE_BIN" -f -o allow_other "$extra" \
+		> "$BATS_TEST_TMPDIR/extra.log" 2>&1 3>&- &
+	wait_until "pgrep -P $! >/dev/null" 100 || die "no daemon under unshare: $(cat "$BATS_TEST_TMPDIR/extra.log")"
+	d=$(pgrep -P $!)
+	echo "$d" > "$BATS_TEST_TMPDIR/extra.pid"
+	p=/proc/$d/root$extra
+	wait_until "[ -d '$p/all' ]" 100 ||
+		die "the namespaced daemon did not mount: $(cat "$BATS_TEST_TMPDIR/extra.log")"
+	# lookups and listings need no caller: they answer
+	assert_eq "$(lookup "$p/all/task_clock$U/self/simple/0")" file "lookup of a leaf"
+	names_of "$p/all" | grep -qx task_clock || die "readdir of all/ lists no task_clock"
+	# the pid level lists no pid to a caller the daemon cannot see
+	assert_eq "$(names_of "$p/all/task_clock$U" | grep -cE '^[0-9]+$')" 0 "pids listed to an unseen caller"
+	for lf in "all/task_clock$U/self/simple/0" "all/task_clock$U/1/simple/0" "0/cpu_clock$U/all/simple/0"; do
+		assert_eq "$(timeout 20 "$H/leafio" -n "$p/$lf" read)" "open EACCES" "an unseen caller's open of $lf"
+	done
+	# and refusing them cost the daemon nothing: it still serves
+	kill -0 "$d" || die "the namespaced daemon died: $(cat "$BATS_TEST_TMPDIR/extra.log")"
+	assert_eq "$(lookup "$p/all/task_clock$U")" dir "lookup after the refusals"
+	# a caller inside its namespaces is served
+	is_count "$(nsenter -t "$d" -p -m "$H/leafio" "$extra/all/task_clock$U/self/simple/0" read)" ||
+		die "a caller in the daemon's namespaces was not served"
+	kill -TERM "$d"
+}
+
 @test "no daemon thread ever takes a user's credentials: kill -0 and prlimit fail while it opens" {
 	require_fuse
 	[ -n "${PERFCTR_DAEMON_PID:-}" ] || skip "PERFCTR_DAEMON_PID not set"
@@ -505,6 +578,30 @@ nest_script() {
 	assert_eq "$1" 0 "daemon threads that took $U1's signal or prlimit"
 	assert_eq "$(grep -E "^Max (open files|core file size)" "/proc/$dpid/limits")" "$lim" "the daemon's limits"
 	is_count "$(read0 "$(leaf all task_clock$U self simple 0)")" || die "the daemon no longer serves"
+}
+
+@test "a user who stops its own opener fails only its own opens, with EAGAIN; its next open gets a new opener" {
+	require_fuse
+	require_root
+	local lf ops out
+	# the user counts only its own user space (perf_event_paranoid 2)
+	lf=$(leaf all task_clock:u self simple 0)
+	is_count "$(as_u1 timeout 30 "$H/leafio" "$lf" read)" || die "$U1 cannot count itself"
+	ops=$(openers_of "$U1")
+	[ -n "$ops" ] || die "no opener of $U1 after its open"
+	# the opener has the user's uid: the user may stop it
+	as_u1 sh -c 'kill -STOP "$@"' sh $ops || die "$U1 could not stop its opener $ops"
+	as_u1 timeout $((30 * SLOW)) "$H/leafio" -n "$lf" read > "$BATS_TEST_TMPDIR/u1" 2>&1 3>&- &
+	# meanwhile the others are served
+	is_count "$(read0 "$lf")" || die "root's open while $U1's opener is stopped"
+	wait $! || true
+	assert_eq "$(cat "$BATS_TEST_TMPDIR/u1")" "open EAGAIN" "$U1's open while its opener is stopped"
+	kill -CONT $ops 2>/dev/null || true
+	# the stopped one was retired: a fresh opener serves the user
+	is_count "$(as_u1 timeout 30 "$H/leafio" "$lf" read)" || die "$U1's open after its opener was stopped"
+	for p in $ops; do
+		wait_until "! kill -0 $p 2>/dev/null" 100 || die "the stopped opener $p was not retired"
+	done
 }
 
 @test "counting or sampling the daemon and its openers is refused to other users" {

@@ -78,11 +78,19 @@ daemons_on() {
 	start=$(awk -F= '$1 == "ExecStart" { sub(/^ExecStart=/, ""); print }' "$unit")
 	stop=$(awk -F= '$1 == "ExecStop" { sub(/^ExecStop=/, ""); print }' "$unit")
 	pre=$(awk -F= '$1 == "ExecStartPre" { sub(/^ExecStartPre=/, ""); print }' "$unit")
-	[ "$start" = "/usr/sbin/perfctrfs-fuse -f -o allow_other /dev/perfctr" ]
+	[ "$start" = "/usr/sbin/perfctrfs-fuse -f -o allow_other,auto_unmount /dev/perfctr" ]
 	[[ $stop == *"fusermount3 -u /dev/perfctr" ]]
 	rmdir "$MP"
 	sub() { sed -e "s|/usr/sbin/perfctrfs-fuse|$PERFCTR_FUSE_BIN|" -e "s|/dev/perfctr|$MP|g" <<<"$1"; }
-	eval "$(sub "$pre")"
+	# each ExecStartPre line in order; systemd ignores the failure of
+	# one that starts with "-"
+	while read -r line; do
+		if [[ $line == -* ]]; then
+			eval "$(sub "${line#-}")" 2>/dev/null || true
+		else
+			eval "$(sub "$line")"
+		fi
+	done <<<"$pre"
 	[ -d "$MP" ]
 	eval "$(sub "$start")" 3>&- &
 	dpid=$!
