@@ -35,12 +35,14 @@
  * leaf (read_period0()), which takes only its own file's line0_lock and
  * the lock of the counters it reads (struct pf_src).
  *
- * The period-0 leaves of one user on one target, event and type read one
- * set of counters (struct pf_src), each from its own baseline: a process
- * whose T threads each read such a leaf of "self" held T sets of T
- * counters and read T of them per read, so its reads cost T times more
- * as it grew.  Now the T leaves hold one set, and reads that arrive while
- * it is being read are answered by the next read of it (src_sample()).
+ * The period-0 leaves opened with one set of credentials (one opener's)
+ * on one target, event and type read one set of counters (struct
+ * pf_src), each from its own baseline: a process whose T threads each
+ * read such a leaf of "self" held T sets of T counters and read T of them
+ * per read, so its reads cost T times more as it grew.  Now the T leaves
+ * hold one set, and reads that arrive while it is being read are answered
+ * by the next read of it (src_sample()).  Counters that one opener made
+ * are never read for a caller another opener serves: see src_attach().
  */
 #include <dirent.h>
 #include <errno.h>
@@ -124,7 +126,7 @@ struct pf_src {
 	const void *ev, *cpu;		/* the event and CPU nodes' data */
 	struct pf_watch *watch;		/* the target (one process, one pid) */
 	enum perfctrfs_type type;
-	uid_t uid;
+	struct pf_creds creds;		/* of the opener that made it */
 	unsigned int refs;		/* leaves reading it */
 	bool dead;			/* target gone: nobody joins */
 	unsigned int nr_sets, nr_members;
@@ -1729,13 +1731,22 @@ static int open_set(struct pf_file *f, struct pf_set *set,
 
 /*
  * Under pf_lock, at the end of the open of a period-0 leaf on a pid: read
- * @f through the shared set of its user, target, event and type, joined
- * from a baseline taken now, or made of @f's own counters when there is
- * none.  @f's own counters, after a join, go to *@spare for the caller to
- * close without the lock; they decided the open with the caller's rights.
- * Out of memory, @f reads its own counters, as every other leaf does.
+ * @f through the shared set of @caller's opener, target, event and type,
+ * joined from a baseline taken now, or made of @f's own counters when
+ * there is none.  @f's own counters, after a join, go to *@spare for the
+ * caller to close without the lock.  Out of memory, @f reads its own
+ * counters, as every other leaf does.
+ *
+ * Only a set made by an opener with @caller's very credentials is
+ * joined, not one of the same uid alone: @f's own open shows that perf
+ * lets @caller count the target now, but a set made earlier, by an
+ * opener with more rights (CAP_PERFMON, CAP_SYS_PTRACE, other gids),
+ * also counts the children the target forked since, through inheritance,
+ * and those may be processes perf refuses @caller.  Equal credentials
+ * are one opener, which could have made that set for @caller itself.
  */
 static void src_attach(struct pf_file *f, const struct pf_target *t,
+		       const struct pf_caller *caller,
 		       struct pf_set **spare, unsigned int *nr_spare)
 {
 	struct pf_src *src;
@@ -1743,7 +1754,7 @@ static void src_attach(struct pf_file *f, const struct pf_target *t,
 	for (src = srcs; src; src = src->next)
 		if (src->ev == t->ev && src->cpu == t->cpu &&
 		    src->watch == f->watch && src->type == f->type &&
-		    src->uid == f->uid && !src->dead)
+		    !src->dead && pf_creds_equal(&src->creds, &caller->creds))
 			break;
 	/* exited, and not yet seen by the loop: its pid may be reused */
 	if (src && !pf_watch_alive(src->watch)) {
@@ -1770,7 +1781,7 @@ static void src_attach(struct pf_file *f, const struct pf_target *t,
 	src->cpu = t->cpu;
 	src->watch = f->watch;
 	src->type = f->type;
-	src->uid = f->uid;
+	src->creds = caller->creds;
 	src->refs = 1;
 	src->nr_sets = f->nr_sets;
 	src->nr_members = f->nr_members;
@@ -2005,7 +2016,7 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		      f->group ? PERF_IOC_FLAG_GROUP : 0);
 	if (pid.kind == PERFCTRFS_PID_NUM && f->watch &&
 	    f->type != PERFCTRFS_IRQ && !f->period.value)
-		src_attach(f, t, &spare, &nr_spare);
+		src_attach(f, t, caller, &spare, &nr_spare);
 	pthread_mutex_unlock(&pf_lock);
 	for (s = 0; s < nr_spare; s++)
 		close_set(f, &spare[s]);
