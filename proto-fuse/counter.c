@@ -1744,6 +1744,14 @@ static int open_set(struct pf_file *f, struct pf_set *set,
  * also counts the children the target forked since, through inheritance,
  * and those may be processes perf refuses @caller.  Equal credentials
  * are one opener, which could have made that set for @caller itself.
+ *
+ * Nor is a set joined that holds more counters than @f is charged for
+ * (its own, one per thread of the target at its open): any one leaf may
+ * be the last to hold a set, and then its share must cover all of it.
+ * Else a leaf opened on a process whose threads had gone, charged one
+ * counter, kept alive the set of thousands that an earlier leaf, since
+ * closed and given back its share, had made, and max_counters held no
+ * user to anything.
  */
 static void src_attach(struct pf_file *f, const struct pf_target *t,
 		       const struct pf_caller *caller,
@@ -1754,7 +1762,8 @@ static void src_attach(struct pf_file *f, const struct pf_target *t,
 	for (src = srcs; src; src = src->next)
 		if (src->ev == t->ev && src->cpu == t->cpu &&
 		    src->watch == f->watch && src->type == f->type &&
-		    !src->dead && pf_creds_equal(&src->creds, &caller->creds))
+		    !src->dead && pf_creds_equal(&src->creds, &caller->creds) &&
+		    (unsigned long)src->nr_sets * src->nr_members <= f->share)
 			break;
 	/* exited, and not yet seen by the loop: its pid may be reused */
 	if (src && !pf_watch_alive(src->watch)) {

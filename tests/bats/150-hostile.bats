@@ -793,6 +793,51 @@ wait_file() { wait_until "[ \$(wc -l < '$1') -ge $2 ]" 100; }
 	assert_le "$((gb * 4))" "$ga" "4 x the ns $U1's leaf counted, beside the CAP_PERFMON leaf's"
 }
 
+@test "150-hostile: a leaf is charged for the set it reads: max_counters holds while leaves and threads come and go" {
+	require_fuse
+	require_root
+	local n1
+	extra=$(extra_dir)
+	mount_extra "$extra" "max_counters=8"
+	held() { "$H/xattr" "$extra" user.perfctr.counters; }
+	as_user_argv "$U1"
+	# 6 threads for a while, then the main thread alone for a minute
+	"${AS_USER[@]}" "$H/spin" -L $((60 * SLOW)) -T 6 $((6 * SLOW)) \
+		> "$BATS_TEST_TMPDIR/spin.out" 3>&- &
+	t=$!
+	wait_file "$BATS_TEST_TMPDIR/spin.out" 6 || die "no spinner"
+	lf=$extra/all/task_clock:u/$t/simple/0
+	"${AS_USER[@]}" "$H/leafio" "$lf" read sleep=$((60000 * SLOW)) \
+		> "$BATS_TEST_TMPDIR/l1.out" 2>&1 3>&- &
+	l1=$!
+	wait_file "$BATS_TEST_TMPDIR/l1.out" 1 || die "the first leaf never read"
+	is_count "$(cat "$BATS_TEST_TMPDIR/l1.out")" || die "the first leaf: $(cat "$BATS_TEST_TMPDIR/l1.out")"
+	n1=$(held)
+	# 6, unless threads ended before the open
+	assert_ge "$n1" 2 "counters of a leaf on the 6 threads" || return 1
+	wait_until "grep -qx 'Threads:.1' /proc/$t/status" 200 || die "the spinner's threads never ended"
+	# a second leaf, charged for the one thread left
+	"${AS_USER[@]}" "$H/leafio" "$lf" read sleep=$((60000 * SLOW)) \
+		> "$BATS_TEST_TMPDIR/l2.out" 2>&1 3>&- &
+	wait_file "$BATS_TEST_TMPDIR/l2.out" 1 || die "the second leaf never read"
+	is_count "$(cat "$BATS_TEST_TMPDIR/l2.out")" || die "the second leaf: $(cat "$BATS_TEST_TMPDIR/l2.out")"
+	# the first leaf goes, and gives back its 6
+	kill "$l1"
+	wait "$l1" 2>/dev/null || true
+	wait_until "[ \"\$(held)\" -le 1 ]" 50 || true
+	# 7 more on a process of 7 threads: U1's share of 8 allows them, and
+	# the second leaf must hold 1, not the first one's set (6 + 7 = 13)
+	"${AS_USER[@]}" "$H/spin" -T 7 $((30 * SLOW)) > "$BATS_TEST_TMPDIR/spin2.out" 3>&- &
+	t2=$!
+	wait_file "$BATS_TEST_TMPDIR/spin2.out" 7 || die "no second spinner"
+	"${AS_USER[@]}" "$H/leafio" "$extra/all/task_clock:u/$t2/simple/0" read sleep=$((60000 * SLOW)) \
+		> "$BATS_TEST_TMPDIR/l3.out" 2>&1 3>&- &
+	wait_file "$BATS_TEST_TMPDIR/l3.out" 1 || die "the third leaf never answered"
+	echo "# the third leaf: $(cat "$BATS_TEST_TMPDIR/l3.out"); counters held: $(held)" >&3
+	# whatever the daemon let U1 open, it holds no more than U1's share
+	assert_le "$(held)" 8 "counters the daemon holds for $U1, with max_counters=8"
+}
+
 @test "150-hostile: no counter left held" {
 	assert_no_leak
 }
