@@ -60,6 +60,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <syslog.h>
@@ -127,6 +128,8 @@ struct pf_src {
 	struct pf_watch *watch;		/* the target (one process, one pid) */
 	enum perfctrfs_type type;
 	struct pf_creds creds;		/* of the opener that made it */
+	dev_t exe_dev;			/* what the target ran before it was */
+	ino_t exe_ino;			/* ... opened: see src_attach() */
 	unsigned int refs;		/* leaves reading it */
 	bool dead;			/* target gone: nobody joins */
 	unsigned int nr_sets, nr_members;
@@ -1729,6 +1732,22 @@ static int open_set(struct pf_file *f, struct pf_set *set,
 	return 0;
 }
 
+/* The executable @pid runs (device and inode), or zeros. */
+static void target_exe(pid_t pid, dev_t *dev, ino_t *ino)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st)) {
+		*dev = 0;
+		*ino = 0;
+		return;
+	}
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+}
+
 /*
  * Under pf_lock, at the end of the open of a period-0 leaf on a pid: read
  * @f through the shared set of @caller's opener, target, event and type,
@@ -1752,12 +1771,23 @@ static int open_set(struct pf_file *f, struct pf_set *set,
  * counter, kept alive the set of thousands that an earlier leaf, since
  * closed and given back its share, had made, and max_counters held no
  * user to anything.
+ *
+ * Nor is a set joined once its target has run another program: an exec
+ * that leaves it not dumpable (a setuid program, one it may not read)
+ * makes perf take every counter off it for good, and a leaf that joined
+ * would stand still where a counter of its own counts.  @pid ran @exe_dev,
+ * @exe_ino before @f's counters were opened; the set keeps what its
+ * target ran before its own were.  (An exec back to the program the set
+ * began with goes unseen.)
  */
 static void src_attach(struct pf_file *f, const struct pf_target *t,
-		       const struct pf_caller *caller,
+		       const struct pf_caller *caller, pid_t pid,
+		       dev_t exe_dev, ino_t exe_ino,
 		       struct pf_set **spare, unsigned int *nr_spare)
 {
 	struct pf_src *src;
+	dev_t dev;
+	ino_t ino;
 
 	for (src = srcs; src; src = src->next)
 		if (src->ev == t->ev && src->cpu == t->cpu &&
@@ -1769,6 +1799,13 @@ static void src_attach(struct pf_file *f, const struct pf_target *t,
 	if (src && !pf_watch_alive(src->watch)) {
 		src->dead = true;
 		src = NULL;
+	}
+	if (src) {
+		target_exe(pid, &dev, &ino);
+		if (dev != src->exe_dev || ino != src->exe_ino) {
+			src->dead = true;
+			src = NULL;
+		}
 	}
 	if (src) {
 		if (src_sample(src, f->view.base, &f->view.base_ena,
@@ -1791,6 +1828,8 @@ static void src_attach(struct pf_file *f, const struct pf_target *t,
 	src->watch = f->watch;
 	src->type = f->type;
 	src->creds = caller->creds;
+	src->exe_dev = exe_dev;
+	src->exe_ino = exe_ino;
 	src->refs = 1;
 	src->nr_sets = f->nr_sets;
 	src->nr_members = f->nr_members;
@@ -1872,6 +1911,8 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	struct perfctrfs_pid pid = t->pid;
 	struct pf_set *spare = NULL;
 	unsigned int nr_spare = 0;
+	dev_t exe_dev = 0;
+	ino_t exe_ino = 0;
 	struct pf_where *where = NULL;
 	struct pf_caller *caller;
 	struct pf_status *target;
@@ -1960,6 +2001,8 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	 */
 	inherit = pid.kind == PERFCTRFS_PID_NUM &&
 		  !(f->type == PERFCTRFS_IRQ && t->cpu->all);
+	if (pid.kind == PERFCTRFS_PID_NUM)
+		target_exe(pid.pid, &exe_dev, &exe_ino);
 	err = open_sets(f, caller, where, is_process, inherit);
 	if (err)
 		goto fail_early;
@@ -2025,7 +2068,8 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 		      f->group ? PERF_IOC_FLAG_GROUP : 0);
 	if (pid.kind == PERFCTRFS_PID_NUM && f->watch &&
 	    f->type != PERFCTRFS_IRQ && !f->period.value)
-		src_attach(f, t, caller, &spare, &nr_spare);
+		src_attach(f, t, caller, pid.pid, exe_dev, exe_ino, &spare,
+			   &nr_spare);
 	pthread_mutex_unlock(&pf_lock);
 	for (s = 0; s < nr_spare; s++)
 		close_set(f, &spare[s]);

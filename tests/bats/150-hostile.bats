@@ -838,6 +838,42 @@ wait_file() { wait_until "[ \$(wc -l < '$1') -ge $2 ]" 100; }
 	assert_le "$(held)" 8 "counters the daemon holds for $U1, with max_counters=8"
 }
 
+@test "150-hostile: a leaf opened after an exec ended its target's other counters counts on" {
+	require_root
+	local al
+	[ "$(cat /proc/sys/fs/suid_dumpable 2>/dev/null)" != 1 ] ||
+		skip "fs.suid_dumpable=1: every exec leaves its process dumpable, and perf counting it"
+	scratch=$(extra_dir)
+	# spin, which U1 may run but not read: its exec leaves U1's process
+	# not dumpable, and perf then takes every counter off it for good
+	cp "$H/spin" "$scratch/spin"
+	chmod 0711 "$scratch/spin"
+	as_user_argv "$U1"
+	"${AS_USER[@]}" /bin/sh -c "go=; trap 'go=1' USR1; echo ready
+		while [ -z \"\$go\" ]; do sleep 0.1; done
+		exec $scratch/spin $((30 * SLOW))" > "$BATS_TEST_TMPDIR/t.out" 3>&- &
+	t=$!
+	wait_file "$BATS_TEST_TMPDIR/t.out" 1 || die "no target"
+	lf=$(leaf all task_clock:u "$t" simple 0)
+	"$H/leafio" "$lf" read sh="while [ ! -e $scratch/go ]; do sleep 0.1; done" \
+		pread=0 sleep=$((3000 * SLOW)) pread=0 > "$BATS_TEST_TMPDIR/a.out" 2>&1 3>&- &
+	wait_file "$BATS_TEST_TMPDIR/a.out" 1 || die "the first leaf never read"
+	kill -USR1 "$t"
+	wait_until "[ \"\$(cat /proc/$t/comm)\" = spin ]" 100 || die "the target never ran $scratch/spin"
+	touch "$scratch/go"
+	# a second leaf, the same caller's, opened after the exec
+	run timeout $((30 * SLOW)) "$H/leafio" "$lf" pread=0 sleep=$((3000 * SLOW)) pread=0
+	wait_file "$BATS_TEST_TMPDIR/a.out" 3 || die "the first leaf: $(cat "$BATS_TEST_TMPDIR/a.out")"
+	[ "$status" -eq 0 ] && is_count "${lines[0]:-x}" && is_count "${lines[1]:-x}" ||
+		die "the second leaf: $output"
+	mapfile -t al < "$BATS_TEST_TMPDIR/a.out"
+	is_count "${al[1]:-x}" && is_count "${al[2]:-x}" || die "the first leaf: ${al[*]}"
+	echo "# over 3 s of spinning, the first leaf counted $((al[2] - al[1])) ns, the second $((lines[1] - lines[0])) ns" >&3
+	[ "${al[2]}" = "${al[1]}" ] || skip "perf kept the first leaf's counters across the exec here: nothing to prove"
+	# joining the first leaf's set, it stood still too
+	assert_ge "$((lines[1] - lines[0]))" 50000000 "ns the second leaf counted while its target spun"
+}
+
 @test "150-hostile: no counter left held" {
 	assert_no_leak
 }
