@@ -121,7 +121,8 @@ static int gid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void pf_creds_decide(const struct pf_status *caller, bool same_userns,
+void pf_creds_decide(const struct pf_status *caller,
+		     uint64_t userns_dev, uint64_t userns_ino,
 		     uint64_t pidns_dev, uint64_t pidns_ino,
 		     struct pf_creds *out)
 {
@@ -130,7 +131,8 @@ void pf_creds_decide(const struct pf_status *caller, bool same_userns,
 	memset(out, 0, sizeof(*out));
 	memcpy(out->uid, caller->uid, sizeof(out->uid));
 	memcpy(out->gid, caller->gid, sizeof(out->gid));
-	out->caps = same_userns ? caller->cap_eff : 0;
+	/* relative to the caller's user ns: the opener holds them there */
+	out->caps = caller->cap_eff;
 	memcpy(out->groups, caller->groups,
 	       caller->nr_groups * sizeof(gid_t));
 	qsort(out->groups, caller->nr_groups, sizeof(gid_t), gid_cmp);
@@ -138,8 +140,15 @@ void pf_creds_decide(const struct pf_status *caller, bool same_userns,
 		if (!i || out->groups[i] != out->groups[k - 1])
 			out->groups[k++] = out->groups[i];
 	out->nr_groups = k;
+	out->userns_dev = userns_dev;
+	out->userns_ino = userns_ino;
 	out->pidns_dev = pidns_dev;
 	out->pidns_ino = pidns_ino;
+}
+
+static bool same_userns(const struct pf_creds *a, const struct pf_creds *b)
+{
+	return a->userns_dev == b->userns_dev && a->userns_ino == b->userns_ino;
 }
 
 static bool ids_equal(const struct pf_creds *a, const struct pf_creds *b)
@@ -150,22 +159,24 @@ static bool ids_equal(const struct pf_creds *a, const struct pf_creds *b)
 	       !memcmp(a->groups, b->groups, a->nr_groups * sizeof(gid_t));
 }
 
-/* One opener serves both: every id, every capability and the pid ns. */
+/* One opener serves both: every id, every capability and both ns. */
 bool pf_creds_equal(const struct pf_creds *a, const struct pf_creds *b)
 {
-	return ids_equal(a, b) && a->pidns_dev == b->pidns_dev &&
+	return ids_equal(a, b) && same_userns(a, b) &&
+	       a->pidns_dev == b->pidns_dev &&
 	       a->pidns_ino == b->pidns_ino;
 }
 
 /*
  * May @c target the daemon's own processes?  Only a caller that is the
- * daemon in every id and capability, wherever its pid namespace: anyone
- * else could read a root process's addresses from its samples.
+ * daemon in every id and capability, in its user namespace, wherever its
+ * pid namespace: anyone else could read a root process's addresses from
+ * its samples.
  */
 bool pf_creds_privileged_as(const struct pf_creds *c,
 			    const struct pf_creds *own)
 {
-	return ids_equal(c, own);
+	return ids_equal(c, own) && same_userns(c, own);
 }
 
 /*

@@ -38,11 +38,13 @@ struct pf_creds {
 	uint64_t caps;			/* effective = permitted, ours to grant */
 	int nr_groups;
 	gid_t groups[PF_MAX_GROUPS];
+	uint64_t userns_dev, userns_ino;	/* the user ns @caps are in */
 	uint64_t pidns_dev, pidns_ino;	/* the pid namespace it lives in */
 };
 
 int pf_status_parse(char *buf, struct pf_status *st);
-void pf_creds_decide(const struct pf_status *caller, bool same_userns,
+void pf_creds_decide(const struct pf_status *caller,
+		     uint64_t userns_dev, uint64_t userns_ino,
 		     uint64_t pidns_dev, uint64_t pidns_ino,
 		     struct pf_creds *out);
 bool pf_creds_equal(const struct pf_creds *a, const struct pf_creds *b);

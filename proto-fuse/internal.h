@@ -143,6 +143,7 @@ struct pf_caller {
 	pid_t tid;			/* in the daemon's pid namespace */
 	struct pf_status st;
 	struct pf_creds creds;		/* what its opener holds */
+	bool same_userns;		/* as the daemon's */
 	bool same_pidns;		/* as the daemon's */
 };
 

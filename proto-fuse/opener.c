@@ -114,11 +114,28 @@ static struct stat own_userns, own_pidns;
 
 /* ---- the opens themselves: in an opener, or in the daemon ------------ */
 
-static bool leader_exited(int fd)
+/*
+ * Has the task @pid (a thread's id included) exited?  Asked of a pidfd:
+ * a perf fd without a ring buffer polls POLLHUP whether its task lives
+ * or not, so the leader's fd cannot tell.
+ */
+static bool task_gone(pid_t pid)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = { .events = POLLIN };
+	bool gone;
+	long fd;
 
-	return syscall(SYS_poll, &p, 1, 0) == 1 && (p.revents & POLLHUP);
+	if (pid <= 0)
+		return false;
+	fd = syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
+	if (fd < 0 && errno == EINVAL)	/* before 6.9: processes only */
+		fd = syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return errno == ESRCH;
+	p.fd = fd;
+	gone = syscall(SYS_poll, &p, 1, 0) == 1 && (p.revents & POLLIN);
+	syscall(SYS_close, fd);
+	return gone;
 }
 
 /*
@@ -147,9 +164,14 @@ static int open_group(struct pf_open_req *r, int *fds, uint32_t *no_signal)
 			/*
 			 * The task exited between the leader and this
 			 * member: perf says ENODEV where a lone counter on
-			 * it would get ESRCH.
+			 * it would get ESRCH.  Any other refusal of a
+			 * member is perf's errno for the group.
 			 */
-			int err = m && leader_exited(fds[0]) ? ESRCH : errno;
+			int err = errno;
+
+			if (m && (err == ENODEV || err == ESRCH) &&
+			    task_gone(r->pid))
+				err = ESRCH;
 
 			while (m--)
 				syscall(SYS_close, fds[m]);
@@ -226,11 +248,16 @@ static int capget_raw(uint64_t *eff, uint64_t *perm)
 }
 
 /*
- * Become the caller: groups, gids, uids, fs ids, then exactly @c->caps
- * (within what we hold) as both effective and permitted.  Checked after:
- * an opener that is not what it should be never serves.
+ * Become the caller: groups, gids, uids, fs ids, its user namespace
+ * (@unsfd, or ours when -1), then exactly @c->caps (within what we hold)
+ * as both effective and permitted, in that namespace: perf's checks see
+ * a caller's capabilities only where it holds them (ptrace_may_access()
+ * in the target's user ns, perfmon_capable() in the initial one), and a
+ * caller in a user ns of its own is not the same uid outside it for
+ * commoncap's ptrace check either.  Checked after: an opener that is not
+ * what it should be never serves.
  */
-static int become(const struct pf_creds *c)
+static int become(const struct pf_creds *c, int unsfd)
 {
 	uint64_t eff, perm;
 	uid_t r, e, s;
@@ -242,30 +269,41 @@ static int become(const struct pf_creds *c)
 	    syscall(SYS_setresgid, c->gid[0], c->gid[1], c->gid[2]) ||
 	    syscall(SYS_setresuid, c->uid[0], c->uid[1], c->uid[2]))
 		return -errno;
-	/* KEEPCAPS kept the permitted set: use it for the fs ids, then drop */
+	/*
+	 * KEEPCAPS kept the permitted set: use it for the fs ids and to
+	 * enter the caller's user ns, then drop.
+	 */
 	if (capget_raw(&eff, &perm) || capset_raw(perm, perm))
 		return -EPERM;
 	syscall(SYS_setfsuid, c->uid[3]);
 	syscall(SYS_setfsgid, c->gid[3]);
-	if (capset_raw(c->caps & own_permitted, c->caps & own_permitted) ||
-	    prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) ||
-	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
-		return -EPERM;
+	/* ids read back in our user ns, before they are seen from another */
 	if (syscall(SYS_getresuid, &r, &e, &s) ||
 	    syscall(SYS_getresgid, &rg, &eg, &sg) ||
 	    r != c->uid[0] || e != c->uid[1] || s != c->uid[2] ||
 	    rg != c->gid[0] || eg != c->gid[1] || sg != c->gid[2] ||
 	    (uid_t)syscall(SYS_setfsuid, -1) != c->uid[3] ||
-	    (gid_t)syscall(SYS_setfsgid, -1) != c->gid[3] ||
-	    capget_raw(&eff, &perm) || eff != (c->caps & own_permitted) ||
+	    (gid_t)syscall(SYS_setfsgid, -1) != c->gid[3])
+		return -EPERM;
+	/* the ids stay; the capabilities are now the namespace's, all */
+	if (unsfd >= 0 && syscall(SYS_setns, unsfd, CLONE_NEWUSER))
+		return -EPERM;
+	if (capset_raw(c->caps & own_permitted, c->caps & own_permitted) ||
+	    prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		return -EPERM;
+	if (capget_raw(&eff, &perm) || eff != (c->caps & own_permitted) ||
 	    perm != eff)
 		return -EPERM;
 	return 0;
 }
 
-/* The opener's life, in the caller's pid namespace; never returns. */
-static void __attribute__((noreturn)) opener_main(int s,
+/*
+ * The opener's life, in the caller's pid namespace, and in its user
+ * namespace (@unsfd) once it has the caller's ids; never returns.
+ */
+static void __attribute__((noreturn)) opener_main(int s, int unsfd,
 						  const struct pf_creds *c)
 {
 	struct pf_open_rep rep = { 0 };
@@ -275,16 +313,25 @@ static void __attribute__((noreturn)) opener_main(int s,
 	unsigned int i;
 	ssize_t n;
 
-	/* nothing of the daemon's: not its fds, handlers or blocked signals */
+	/*
+	 * Nothing of the daemon's: not its fds (the user ns one kept as
+	 * s + 1 until it is entered), handlers or blocked signals.
+	 */
+	if (unsfd >= 0 && unsfd != s + 1 && dup2(unsfd, s + 1) < 0)
+		_exit(1);
+	if (unsfd >= 0)
+		unsfd = s + 1;
 	if (s > 0)
 		syscall(SYS_close_range, 0, s - 1, 0);
-	syscall(SYS_close_range, s + 1, ~0U, 0);
+	syscall(SYS_close_range, unsfd >= 0 ? s + 2 : s + 1, ~0U, 0);
 	for (sig = 1; sig < 32; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	rep.err = become(c);
+	rep.err = become(c, unsfd);
+	if (unsfd >= 0)
+		syscall(SYS_close, unsfd);
 	opener_send(s, &rep, NULL);
 	if (rep.err)
 		_exit(1);
@@ -446,9 +493,11 @@ static void opener_free(struct pf_opener *o)
 /*
  * Fork the opener for @c.  The first child enters the caller's pid
  * namespace (@nsfd, or ours when -1) and forks the opener there, tells us
- * its pid and exits, so the opener is nobody's child to reap.
+ * its pid and exits, so the opener is nobody's child to reap.  The opener
+ * joins the caller's user namespace (@unsfd, or ours when -1) once it has
+ * the caller's ids.
  */
-static int opener_spawn(const struct pf_creds *c, int nsfd,
+static int opener_spawn(const struct pf_creds *c, int nsfd, int unsfd,
 			struct pf_opener **out)
 {
 	struct pf_open_rep rep;
@@ -476,7 +525,7 @@ static int opener_spawn(const struct pf_creds *c, int nsfd,
 		else
 			pid = fork();
 		if (pid == 0)
-			opener_main(sv[1], c);
+			opener_main(sv[1], unsfd, c);
 		if (pid < 0)
 			pid = -errno;
 		if (write(pp[1], &pid, sizeof(pid)) != sizeof(pid))
@@ -570,11 +619,32 @@ static void pool_retire(bool need_room)
 	}
 }
 
+/*
+ * The caller's namespace @ns, opened in @fd, checked to be the one its
+ * credentials were keyed by (@dev, @ino): not one a reused tid names now.
+ */
+static int open_ns(pid_t tid, const char *ns, uint64_t dev, uint64_t ino,
+		   int *fd)
+{
+	struct stat st;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)tid, ns);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return pf_err_transient(errno) ? -errno : -ENOENT;
+	if (fstat(*fd, &st) || st.st_dev != dev || st.st_ino != ino) {
+		close(*fd);
+		*fd = -1;
+		return -ENOENT;
+	}
+	return 0;
+}
+
 static int opener_get(const struct pf_caller *c, struct pf_opener **out)
 {
 	struct pf_opener *o;
-	int nsfd = -1, err;
-	char path[64];
+	int nsfd = -1, unsfd = -1, err;
 
 	pthread_mutex_lock(&pool_lock);
 	pool_retire(false);
@@ -587,30 +657,19 @@ static int opener_get(const struct pf_caller *c, struct pf_opener **out)
 			pthread_mutex_unlock(&pool_lock);
 			return -EAGAIN;
 		}
-		if (!c->same_pidns) {
-			/* the caller's pid ns, checked to be the one we keyed */
-			struct stat st;
-
-			snprintf(path, sizeof(path), "/proc/%d/ns/pid",
-				 (int)c->tid);
-			nsfd = open(path, O_RDONLY | O_CLOEXEC);
-			if (nsfd < 0 && pf_err_transient(errno)) {
-				err = -errno;
-				pthread_mutex_unlock(&pool_lock);
-				return err;
-			}
-			if (nsfd < 0 || fstat(nsfd, &st) ||
-			    st.st_dev != c->creds.pidns_dev ||
-			    st.st_ino != c->creds.pidns_ino) {
-				if (nsfd >= 0)
-					close(nsfd);
-				pthread_mutex_unlock(&pool_lock);
-				return -ENOENT;
-			}
-		}
-		err = opener_spawn(&c->creds, nsfd, &o);
+		err = 0;
+		if (!c->same_pidns)
+			err = open_ns(c->tid, "pid", c->creds.pidns_dev,
+				      c->creds.pidns_ino, &nsfd);
+		if (!err && !c->same_userns)
+			err = open_ns(c->tid, "user", c->creds.userns_dev,
+				      c->creds.userns_ino, &unsfd);
+		if (!err)
+			err = opener_spawn(&c->creds, nsfd, unsfd, &o);
 		if (nsfd >= 0)
 			close(nsfd);
+		if (unsfd >= 0)
+			close(unsfd);
 		if (err) {
 			pthread_mutex_unlock(&pool_lock);
 			return err;
@@ -793,9 +852,10 @@ int pf_caller_get(pid_t tid, struct pf_caller *c)
 	/* gone is ENOENT, our own shortage is ours; anything else, refused */
 	if (err)
 		return err == -ENOENT || pf_err_transient(-err) ? err : -EACCES;
-	pf_creds_decide(&c->st, uns.st_dev == own_userns.st_dev &&
-				uns.st_ino == own_userns.st_ino,
-			pns.st_dev, pns.st_ino, &c->creds);
+	pf_creds_decide(&c->st, uns.st_dev, uns.st_ino, pns.st_dev, pns.st_ino,
+			&c->creds);
+	c->same_userns = uns.st_dev == own_userns.st_dev &&
+			 uns.st_ino == own_userns.st_ino;
 	c->same_pidns = pns.st_dev == own_pidns.st_dev &&
 			pns.st_ino == own_pidns.st_ino;
 	return 0;
@@ -906,7 +966,8 @@ int pf_opener_init(const char **why)
 		*why = "cannot read the daemon's own credentials";
 		return -EIO;
 	}
-	pf_creds_decide(&st, true, own_pidns.st_dev, own_pidns.st_ino, &own);
+	pf_creds_decide(&st, own_userns.st_dev, own_userns.st_ino,
+			own_pidns.st_dev, own_pidns.st_ino, &own);
 	if (geteuid() != 0) {
 		*why = "the daemon is not root, so it cannot act as each caller";
 		return -EPERM;
@@ -919,9 +980,9 @@ int pf_opener_init(const char **why)
 	{
 		struct pf_creds probe;
 
-		pf_creds_decide(&st, true, own_pidns.st_dev, own_pidns.st_ino,
-				&probe);
-		err = opener_spawn(&probe, -1, &o);
+		pf_creds_decide(&st, own_userns.st_dev, own_userns.st_ino,
+				own_pidns.st_dev, own_pidns.st_ino, &probe);
+		err = opener_spawn(&probe, -1, -1, &o);
 	}
 	if (err) {
 		*why = "a test opener could not take another user's credentials (needs CAP_SETUID, CAP_SETGID, CAP_SETPCAP, CAP_SYS_ADMIN)";

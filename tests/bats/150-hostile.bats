@@ -100,6 +100,52 @@ openers_of() {
 	[ -z "$bad" ] || die "root of a user namespace got more than perf gives it:$bad"
 }
 
+@test "150-hostile: in a user namespace of its own, a user counts none of its processes outside it" {
+	require_cmd unshare
+	as_u1 unshare -U true 2>/dev/null || skip "no unprivileged user namespaces here"
+	local pid opts l f inside
+	# the attacker's own process, outside the namespace it will make
+	AS_USER=()
+	is_root && as_user_argv "$U1"
+	"${AS_USER[@]}" sleep $((60 * SLOW)) 3>&- &
+	pid=$!
+	wait_until "[ \"\$(awk '/^Uid:/ { print \$2 }' /proc/$pid/status)\" = $(id -u "$U1") ]" 50 ||
+		die "no target running as $U1"
+	f=$(as_u1 "$H/perfopen" -p "$pid" 1:1:u 2>&1)
+	[ "${f%% *}" = ok ] || skip "perf refuses $U1 its own process ($f): nothing to attack"
+	l=$(result_of "$(as_u1 "$H/leafio" "$(leaf all task_clock:u "$pid" simple 0)" read 2>&1)")
+	assert_eq "$l" ok "$U1 counting its own process, outside any namespace"
+	for opts in -U -Ur; do
+		# commoncap: the same uid in a child user ns is not the target's
+		# owner, and no capability there reaches the parent's tasks
+		f=$(as_u1 unshare $opts "$H/perfopen" -p "$pid" 1:1:u 2>&1)
+		f=${f%% *}
+		[ "$f" != ok ] || skip "perf lets a user ns of its own count its processes outside: nothing to attack"
+		l=$(result_of "$(as_u1 unshare $opts "$H/leafio" "$(leaf all task_clock:u "$pid" simple 0)" read 2>&1)")
+		inside+=" [unshare $opts: perfctrfs $l, perf $f]"
+		[ "$l" = "$f" ] || die "a user ns of its own got more than perf gives it:$inside"
+	done
+	echo "#$inside" >&3
+}
+
+@test "150-hostile: a group member perf refuses alone gives the group perf's errno, not ENOENT" {
+	local g spec l f
+	if is_root; then
+		[ -w "$PARANOID" ] || skip "no writable $PARANOID"
+		set_paranoid 2
+	fi
+	[ "$(cat "$PARANOID")" -ge 2 ] ||
+		skip "perf_event_paranoid < 2: perf lets every user count the kernel"
+	# the leader counts user time only; the member, the kernel's too
+	g="task_clock:u+task_clock"
+	spec="$(perf_spec task_clock:u)+$(perf_spec task_clock)" || die "no encoding for task_clock"
+	f=$(as_u1 "$H/perfopen" "$spec" 2>&1)
+	f=${f%% *}
+	[ "$f" != ok ] || skip "perf lets $U1 count the kernel: no member to refuse"
+	l=$(result_of "$(as_u1 "$H/leafio" "$(leaf all "$g" self simple 0)" read 2>&1)")
+	assert_eq "$l" "$f" "open of $g as $U1, whose member perf refuses"
+}
+
 # ---- pid namespaces: both backends --------------------------------------
 
 # Run "sh -c SCRIPT ARGS..." as pid 1 of a new pid namespace with its own

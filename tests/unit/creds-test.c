@@ -116,42 +116,43 @@ static void test_decide(void)
 	const uint64_t full = 0x1ffffffffffULL;
 
 	status(&st, 0, full, g2, 0);
-	pf_creds_decide(&st, true, 1, 2, &own);
+	pf_creds_decide(&st, 1, 1, 1, 2, &own);
 
 	status(&st, 1000, full, g1, 4);
-	pf_creds_decide(&st, false, 1, 2, &a);
-	report(a.caps == 0 && a.uid[0] == 1000 && a.uid[3] == 1000,
-	       "unshare -Ur: full CapEff in its own user ns gives no capability");
-	pf_creds_decide(&st, true, 1, 2, &a);
+	pf_creds_decide(&st, 1, 5, 1, 2, &b);
+	pf_creds_decide(&st, 1, 1, 1, 2, &a);
 	report(a.caps == full, "the daemon's user ns: CapEff is kept");
+	report(b.caps == full && b.uid[0] == 1000 && b.uid[3] == 1000 &&
+	       b.userns_ino == 5 && !pf_creds_equal(&a, &b),
+	       "unshare -Ur: CapEff is its user ns's, held there by an opener of its own");
 	report(a.nr_groups == 3 && a.groups[0] == 10 && a.groups[1] == 20 &&
 	       a.groups[2] == 30, "groups become a sorted set");
 	status(&st, 1000, full, g2, 3);
-	pf_creds_decide(&st, true, 1, 2, &b);
+	pf_creds_decide(&st, 1, 1, 1, 2, &b);
 	report(pf_creds_equal(&a, &b),
 	       "group order and repeats do not make a second opener");
-	pf_creds_decide(&st, true, 1, 3, &b);
+	pf_creds_decide(&st, 1, 1, 1, 3, &b);
 	report(!pf_creds_equal(&a, &b),
 	       "another pid namespace is another opener");
 	status(&st, 1000, 0, g2, 3);
 	st.uid[1] = 0;		/* a setuid-root program: euid 0 */
-	pf_creds_decide(&st, true, 1, 2, &b);
+	pf_creds_decide(&st, 1, 1, 1, 2, &b);
 	report(b.uid[0] == 1000 && b.uid[1] == 0 && b.uid[2] == 1000 &&
 	       !pf_creds_equal(&a, &b), "a setuid program keeps its euid only");
 
 	status(&st, 0, full, g2, 0);
-	pf_creds_decide(&st, true, 9, 9, &a);
+	pf_creds_decide(&st, 1, 1, 9, 9, &a);
 	report(pf_creds_privileged_as(&a, &own),
 	       "root with every capability may target the daemon, in any pid ns");
-	pf_creds_decide(&st, false, 1, 2, &a);
+	pf_creds_decide(&st, 1, 5, 1, 2, &a);
 	report(!pf_creds_privileged_as(&a, &own),
 	       "root of a user namespace may not target the daemon");
 	status(&st, 0, full & ~(1ULL << 38), g2, 0);	/* no CAP_PERFMON */
-	pf_creds_decide(&st, true, 1, 2, &a);
+	pf_creds_decide(&st, 1, 1, 1, 2, &a);
 	report(!pf_creds_privileged_as(&a, &own),
 	       "root short of one capability may not target the daemon");
 	status(&st, 1000, 0, g2, 0);
-	pf_creds_decide(&st, true, 1, 2, &a);
+	pf_creds_decide(&st, 1, 1, 1, 2, &a);
 	report(!pf_creds_privileged_as(&a, &own),
 	       "a user may not target the daemon");
 }
