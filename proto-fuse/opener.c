@@ -115,27 +115,28 @@ static struct stat own_userns, own_pidns;
 /* ---- the opens themselves: in an opener, or in the daemon ------------ */
 
 /*
- * Has the task @pid (a thread's id included) exited?  Asked of a pidfd:
- * a perf fd without a ring buffer polls POLLHUP whether its task lives
- * or not, so the leader's fd cannot tell.
+ * A member of a group on the task @r->pid was refused: by perf, for what
+ * the member is?  Then perf refuses it alone on that task too, and not
+ * with ESRCH or ENODEV, what a lone counter on an exiting task gets.
+ * Otherwise the task exited under the group: perf refuses the member
+ * then whichever way its leader left (ENODEV, EINVAL or ESRCH, by kernel
+ * version and by whether the tid already names a new thread), where a
+ * lone counter gets ESRCH.  The leader's fd cannot tell: a perf fd
+ * without a ring buffer polls POLLHUP whether its task lives or not.
  */
-static bool task_gone(pid_t pid)
+static bool member_refused_alone(const struct pf_open_req *r, unsigned int m)
 {
-	struct pollfd p = { .events = POLLIN };
-	bool gone;
+	struct perf_event_attr a = r->attr[m];
 	long fd;
 
-	if (pid <= 0)
+	a.disabled = 1;
+	fd = syscall(SYS_perf_event_open, &a, r->pid, r->cpu, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		syscall(SYS_close, fd);
 		return false;
-	fd = syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
-	if (fd < 0 && errno == EINVAL)	/* before 6.9: processes only */
-		fd = syscall(SYS_pidfd_open, pid, 0);
-	if (fd < 0)
-		return errno == ESRCH;
-	p.fd = fd;
-	gone = syscall(SYS_poll, &p, 1, 0) == 1 && (p.revents & POLLIN);
-	syscall(SYS_close, fd);
-	return gone;
+	}
+	return errno != ESRCH && errno != ENODEV;
 }
 
 /*
@@ -161,18 +162,10 @@ static int open_group(struct pf_open_req *r, int *fds, uint32_t *no_signal)
 			*no_signal = fd >= 0;
 		}
 		if (fd < 0) {
-			/*
-			 * The task exited between the leader and this
-			 * member: perf says ENODEV where a lone counter on
-			 * it would get ESRCH.  Any other refusal of a
-			 * member is perf's errno for the group.
-			 */
 			int err = errno;
 
-			if (m && (err == ENODEV || err == ESRCH) &&
-			    task_gone(r->pid))
+			if (m && r->pid > 0 && !member_refused_alone(r, m))
 				err = ESRCH;
-
 			while (m--)
 				syscall(SYS_close, fds[m]);
 			return -err;

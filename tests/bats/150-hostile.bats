@@ -59,12 +59,15 @@ result_of() {
 }
 
 # The pids of the processes of user $1 that run the FUSE daemon's binary:
-# its openers.
+# its openers; with "here", only those in the daemon's user namespace (a
+# caller in a user namespace of its own has openers there).
 openers_of() {
-	local uid p
+	local uid p ns=
 	uid=$(id -u "$1")
+	[ "${2:-}" = here ] && ns=$(readlink "/proc/${PERFCTR_DAEMON_PID:-self}/ns/user")
 	for p in /proc/[0-9]*; do
 		[ "${p#/proc/}" != "${PERFCTR_DAEMON_PID:-}" ] || continue
+		[ -z "$ns" ] || [ "$(readlink "$p/ns/user" 2>/dev/null)" = "$ns" ] || continue
 		# status, not stat: a non-dumpable process's /proc dir is root's
 		[ "$(awk '/^Uid:/ { print $2 }' "$p/status" 2>/dev/null)" = "$uid" ] || continue
 		# the openers of the daemon serving $M carry its command line
@@ -252,6 +255,9 @@ pure_lookups() {
 	local expect=$1 dirs d n out made=x rounds=0 bad=
 	shift
 	dirs="all $(online_cpus | head -n 3)"
+	# the catalogue of a directory is made at its first listing, by
+	# the daemon's probes: not the lookups' doing, and not theirs to count
+	for d in $dirs; do ls "$M/$d" > /dev/null; done
 	for d in $dirs; do
 		local paths=()
 		for n; do paths+=("$M/$d/$n"); done
@@ -637,7 +643,9 @@ nest_script() {
 	# the user counts only its own user space (perf_event_paranoid 2)
 	lf=$(leaf all task_clock:u self simple 0)
 	is_count "$(as_u1 timeout 30 "$H/leafio" "$lf" read)" || die "$U1 cannot count itself"
-	ops=$(openers_of "$U1")
+	# earlier tests' callers in user namespaces of their own have idle
+	# openers of $U1 there: not this caller's, and not retired by this
+	ops=$(openers_of "$U1" here)
 	[ -n "$ops" ] || die "no opener of $U1 after its open"
 	# the opener has the user's uid: the user may stop it
 	as_u1 sh -c 'kill -STOP "$@"' sh $ops || die "$U1 could not stop its opener $ops"
