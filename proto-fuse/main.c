@@ -45,7 +45,7 @@ void pf_log(int prio, const char *fmt, ...)
 }
 
 struct pf_cmdline {
-	char *uid, *gid, *mode, *max_counters, *max_threads;
+	char *uid, *gid, *mode, *max_counters, *max_dirs, *max_threads;
 	bool allow_other;
 };
 
@@ -67,6 +67,7 @@ static const struct fuse_opt pf_fuse_opts[] = {
 	{ "gid=%s", offsetof(struct pf_cmdline, gid), 0 },
 	{ "mode=%s", offsetof(struct pf_cmdline, mode), 0 },
 	{ "max_counters=%s", offsetof(struct pf_cmdline, max_counters), 0 },
+	{ "max_dirs=%s", offsetof(struct pf_cmdline, max_dirs), 0 },
 	{ "max_threads=%s", offsetof(struct pf_cmdline, max_threads), 0 },
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_END
@@ -189,22 +190,30 @@ static int parse_count(const char *s, unsigned long *out)
 }
 
 /*
- * Each user's share of the counters (share.c): max_counters= when given;
- * serving every user, a quarter of our open-file limit, so that one user
- * cannot take the fds of all others; serving only our own user, no share
- * but the limit itself.
+ * Each user's share (share.c), when serving every user: of the counters,
+ * a quarter of our open-file limit, so that one user cannot take the fds
+ * of all others; of open directories, PF_MAX_DIRS, so that one user
+ * cannot fill our memory with listings.  max_counters= and max_dirs=
+ * when given.  Serving only our own user, no share but the limits
+ * themselves.
  */
-static void set_max_counters(const struct pf_cmdline *cl)
+static void set_shares(const struct pf_cmdline *cl)
 {
 	struct rlimit rl;
 
-	if (cl->max_counters || !cl->allow_other)
+	if (!cl->allow_other)
 		return;
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
-		rl.rlim_cur = 1 << 20;
-	pf_opts.max_counters = rl.rlim_cur / 4 ? rl.rlim_cur / 4 : 1;
-	pf_log(LOG_INFO, "each user may hold %lu counters (max_counters=)",
-	       pf_opts.max_counters);
+	if (!cl->max_dirs)
+		pf_opts.max_dirs = PF_MAX_DIRS;
+	if (!cl->max_counters) {
+		if (getrlimit(RLIMIT_NOFILE, &rl) ||
+		    rl.rlim_cur == RLIM_INFINITY)
+			rl.rlim_cur = 1 << 20;
+		pf_opts.max_counters = rl.rlim_cur / 4 ? rl.rlim_cur / 4 : 1;
+	}
+	pf_log(LOG_INFO,
+	       "each user may hold %lu counters (max_counters=) and %lu open directories (max_dirs=)",
+	       pf_opts.max_counters, pf_opts.max_dirs);
 }
 
 /* CPUs this process may run on (its affinity), at least 1 */
@@ -244,6 +253,9 @@ static void usage(const char *prog)
 	       "    -o max_counters=N      counters one user may hold at once\n"
 	       "                           (default with allow_other: a quarter\n"
 	       "                           of the open-file limit; else none)\n"
+	       "    -o max_dirs=N          directories one user may hold open\n"
+	       "                           at once (default with allow_other:\n"
+	       "                           %d; else none)\n"
 	       "    -o max_threads=N       worker threads, 1 to %u (default %u\n"
 	       "                           per CPU it may run on, %u to %u: %u\n"
 	       "                           here; not libfuse's 10 below)\n\n"
@@ -251,8 +263,9 @@ static void usage(const char *prog)
 	       "a process, one per CPU of \"all\"): at start it raises its soft\n"
 	       "RLIMIT_NOFILE to the hard limit and logs both.  When they run\n"
 	       "out, an open fails with EMFILE (ENFILE: the system's limit).\n\n",
-	       prog, PF_THREADS_MAX, PF_THREADS_PER_CPU, PF_THREADS_DEFAULT_MIN,
-	       PF_THREADS_DEFAULT_MAX, default_threads());
+	       prog, PF_MAX_DIRS, PF_THREADS_MAX, PF_THREADS_PER_CPU,
+	       PF_THREADS_DEFAULT_MIN, PF_THREADS_DEFAULT_MAX,
+	       default_threads());
 }
 
 int main(int argc, char *argv[])
@@ -290,8 +303,10 @@ int main(int argc, char *argv[])
 	    (cl.gid && parse_id(cl.gid, true, &pf_opts.gid)) ||
 	    (cl.mode && parse_mode(cl.mode)) ||
 	    (cl.max_counters && parse_count(cl.max_counters,
-					    &pf_opts.max_counters))) {
-		fprintf(stderr, "%s: bad uid=, gid=, mode= or max_counters= value\n",
+					    &pf_opts.max_counters)) ||
+	    (cl.max_dirs && parse_count(cl.max_dirs, &pf_opts.max_dirs))) {
+		fprintf(stderr,
+			"%s: bad uid=, gid=, mode=, max_counters= or max_dirs= value\n",
 			argv[0]);
 		goto out_args;
 	}
@@ -320,7 +335,7 @@ int main(int argc, char *argv[])
 		goto out_args;
 	}
 	raise_nofile();
-	set_max_counters(&cl);
+	set_shares(&cl);
 	if (pf_catalog_init()) {
 		fprintf(stderr, "%s: cannot read the PMUs in sysfs\n", argv[0]);
 		goto out_args;
@@ -386,6 +401,7 @@ out_args:
 	free(cl.gid);
 	free(cl.mode);
 	free(cl.max_counters);
+	free(cl.max_dirs);
 	free(cl.max_threads);
 	fuse_opt_free_args(&args);
 	return ret ? 1 : 0;

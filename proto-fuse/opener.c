@@ -11,10 +11,11 @@
  *  - the daemon's threads never change credentials;
  *  - an opener is a process forked from the daemon that takes the
  *    credentials creds.c decides for the caller (its uids, gids and
- *    groups; its capabilities only when the caller is in the daemon's user
- *    namespace), drops every other capability and descriptor, becomes
- *    non-dumpable, and enters the caller's pid namespace, so that pid
- *    numbers and ptrace checks mean there what they mean to the caller;
+ *    groups), joins the caller's user namespace and holds its
+ *    capabilities there, drops every other capability and descriptor,
+ *    becomes non-dumpable, and enters the caller's pid namespace, so that
+ *    pid numbers and ptrace checks mean there what they mean to the
+ *    caller;
  *  - it reads requests ("open this group on pid P, cpu C") from a
  *    SOCK_SEQPACKET socket, makes the calls, and sends the fds back with
  *    SCM_RIGHTS; perf's errno goes back as it is;
@@ -23,9 +24,15 @@
  *    most PF_OPENER_MAX;
  *  - a caller may signal, stop, prlimit or kill its own opener (it has
  *    its uid): that only fails its own opens.  An opener found stopped
- *    while a reply is late is retired at once (EAGAIN), so a stopped one
- *    never holds a daemon thread for long; one that is merely slow (a
- *    loaded machine) is waited for, up to PF_OPENER_TIMEOUT seconds;
+ *    while a reply is late is retired at once (EAGAIN), and the requests
+ *    queued behind that one give up with it, so a stopped one never
+ *    holds a daemon thread for long; one that is merely slow (a loaded
+ *    machine) is waited for, up to PF_OPENER_TIMEOUT seconds;
+ *  - a retired opener is killed (SIGKILL, through a pidfd taken while
+ *    its parent still held its pid): one its user stopped would never
+ *    read the EOF, and would stay in the daemon's cgroup, outside its
+ *    user's limits.  Each live opener costs the daemon two fds, its
+ *    socket and its pidfd: at most 2 * PF_OPENER_MAX;
  *  - a pid namespace that dies takes its openers with it; a new one may
  *    get the same inode number, and so the stale pool entry: its socket
  *    is dead, and the one retry makes a fresh opener.
@@ -35,11 +42,13 @@
  * for callers with the daemon's own credentials only.
  *
  * Locking: pool_lock guards the list and is held while one is made (a
- * fork); each opener's lock serialises its requests.  Neither is pf_lock.
+ * fork); each opener's lock serialises its requests and guards its
+ * failed.  Neither is pf_lock.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/nsfs.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <pthread.h>
@@ -95,8 +104,12 @@ struct pf_opener {
 	struct pf_opener *next;
 	struct pf_creds creds;
 	pid_t pid;			/* in the daemon's pid namespace */
+	int pidfd;			/* killed through it when retired;
+					 * -1: no pidfd_open here */
 	int sock;
 	pthread_mutex_t lock;		/* one request at a time */
+	int failed;			/* under lock: the -errno that ended it;
+					 * later requests give up at once */
 	unsigned int users;		/* holders; under pool_lock */
 	bool dead;			/* under pool_lock: out of the pool,
 					 * freed at its last put */
@@ -383,7 +396,6 @@ static int read_file(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-
 /*
  * Is the opener @pid stopped (SIGSTOP, or a tracer's stop)?  Its state is
  * the field after the parenthesised command, which cannot contain ") ".
@@ -471,48 +483,98 @@ static int opener_recv(int s, pid_t pid, struct pf_open_rep *rep, int *fds)
 	return 0;
 }
 
+/*
+ * SIGKILL the opener @pidfd names, and close it.  A pidfd, never a
+ * kill(): the opener is nobody's child, and its pid may be another
+ * process's by now.  Its uid is its user's, so this takes CAP_KILL in
+ * its user namespace: the daemon's or one below (FUSE admits no caller
+ * from elsewhere), where root of the daemon's has it; its pid namespace
+ * is ours or one below, as pidfd_send_signal requires.
+ */
+static void opener_kill(pid_t pid, int pidfd)
+{
+	if (pidfd < 0)
+		return;
+	if (syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) &&
+	    errno != ESRCH)
+		pf_log(LOG_WARNING, "cannot kill the retired opener %d: %s",
+		       (int)pid, strerror(errno));
+	close(pidfd);
+}
+
+/*
+ * Retire @o for good.  The EOF on its socket ends a running opener; one
+ * that its user stopped never reads it, and would stay, stopped, in the
+ * daemon's cgroup, outside every limit of its user's: so it is killed.
+ * Without pidfd_open (before Linux 5.3) only the EOF is left, and a
+ * stopped opener stays until its user continues it.
+ */
 static void opener_free(struct pf_opener *o)
 {
-	/*
-	 * It exits at the EOF (a stopped one once continued).  Never a
-	 * kill(): it is nobody's child, and its pid may be another
-	 * process's by now.
-	 */
+	opener_kill(o->pid, o->pidfd);
 	close(o->sock);
 	pthread_mutex_destroy(&o->lock);
 	free(o);
 }
 
 /*
- * Fork the opener for @c.  The first child enters the caller's pid
- * namespace (@nsfd, or ours when -1) and forks the opener there, tells us
- * its pid and exits, so the opener is nobody's child to reap.  The opener
- * joins the caller's user namespace (@unsfd, or ours when -1) once it has
- * the caller's ids.
+ * A pidfd for the opener @pid that the intermediate child forked: taken
+ * while that child lives, so the pid cannot be anyone else's yet.  0 with
+ * -1 in @pidfd where this kernel (or a seccomp filter) has no pidfd_open.
+ */
+static int opener_pidfd(pid_t pid, int *pidfd)
+{
+	long r = syscall(SYS_pidfd_open, pid, 0);
+
+	*pidfd = -1;
+	if (r >= 0) {
+		*pidfd = r;
+		return 0;
+	}
+	return errno == ENOSYS || errno == EPERM ? 0 : -errno;
+}
+
+/*
+ * Fork the opener for @c.  The first child ("mid") enters the caller's
+ * pid namespace (@nsfd, or ours when -1) and forks the opener there,
+ * tells us its pid, and waits for the EOF on @hold before it exits, so
+ * the opener is nobody's child to reap.  While mid waits, the opener is
+ * its unreaped child, whose pid no other process can have: we take the
+ * pidfd that kills it at retirement then (or kill it by its pid, when
+ * that fails).  The opener joins the caller's user namespace (@unsfd, or
+ * ours when -1) once it has the caller's ids.
  */
 static int opener_spawn(const struct pf_creds *c, int nsfd, int unsfd,
 			struct pf_opener **out)
 {
 	struct pf_open_rep rep;
 	struct pf_opener *o;
-	int sv[2], pp[2], err, st;
+	int sv[2], pp[2], hold[2], pidfd = -1, err, st;
 	pid_t mid, pid = -EIO;
+	ssize_t n;
+	char b;
 
 	if (pipe2(pp, O_CLOEXEC))
 		return -errno;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+	if (pipe2(hold, O_CLOEXEC)) {
 		err = -errno;
 		goto out_pipe;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		err = -errno;
+		goto out_hold;
 	}
 	mid = fork();
 	if (mid < 0) {
 		err = -errno;
 		close(sv[0]);
 		close(sv[1]);
-		goto out_pipe;
+		goto out_hold;
 	}
 	if (mid == 0) {
+		/* the opener must not hold hold[1]: only our EOF frees mid */
 		close(sv[0]);
+		close(hold[1]);
 		if (nsfd >= 0 && setns(nsfd, CLONE_NEWPID))
 			pid = -errno;
 		else
@@ -521,30 +583,45 @@ static int opener_spawn(const struct pf_creds *c, int nsfd, int unsfd,
 			opener_main(sv[1], unsfd, c);
 		if (pid < 0)
 			pid = -errno;
-		if (write(pp[1], &pid, sizeof(pid)) != sizeof(pid))
+		if (write(pp[1], &pid, sizeof(pid)) != sizeof(pid)) {
+			if (pid > 0)
+				kill(pid, SIGKILL);	/* nobody could */
 			_exit(1);
+		}
+		while (pid > 0 && read(hold[0], &b, 1) < 0 && errno == EINTR)
+			;
 		_exit(0);
 	}
 	spawning = mid;
 	close(sv[1]);
 	close(pp[1]);
-	pp[1] = -1;
+	close(hold[0]);
+	while ((n = read(pp[0], &pid, sizeof(pid))) < 0 && errno == EINTR)
+		;
+	err = n != sizeof(pid) ? -EIO : pid < 0 ? pid : 0;
+	if (!err) {
+		err = opener_pidfd(pid, &pidfd);
+		if (err)
+			kill(pid, SIGKILL);	/* still mid's, unreaped */
+	}
+	close(hold[1]);			/* mid may go */
 	while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
 		;
 	spawning = 0;
-	if (read(pp[0], &pid, sizeof(pid)) != sizeof(pid) || pid < 0) {
-		err = pid < 0 ? pid : -EIO;
-		close(sv[0]);
-		goto out_pipe;
-	}
 	close(pp[0]);
+	if (err) {
+		close(sv[0]);
+		return err;
+	}
 	o = calloc(1, sizeof(*o));
 	if (!o) {
-		close(sv[0]);	/* it exits at the EOF */
+		opener_kill(pid, pidfd);
+		close(sv[0]);
 		return -ENOMEM;
 	}
 	o->creds = *c;
 	o->pid = pid;
+	o->pidfd = pidfd;
 	o->sock = sv[0];
 	pthread_mutex_init(&o->lock, NULL);
 	/* its first word says whether it became the caller */
@@ -560,10 +637,12 @@ static int opener_spawn(const struct pf_creds *c, int nsfd, int unsfd,
 	*out = o;
 	return 0;
 
+out_hold:
+	close(hold[0]);
+	close(hold[1]);
 out_pipe:
 	close(pp[0]);
-	if (pp[1] >= 0)
-		close(pp[1]);
+	close(pp[1]);
 	return err;
 }
 
@@ -699,6 +778,7 @@ static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
 {
 	struct pf_opener *o;
 	int err, tries;
+	bool asked;
 
 	/* a caller that killed its own opener gets one fresh try */
 	for (tries = 0; tries < 2; tries++) {
@@ -706,13 +786,23 @@ static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
 		if (err)
 			return err;
 		pthread_mutex_lock(&o->lock);
-		if (send(o->sock, req, sizeof(*req), MSG_NOSIGNAL) !=
-		    sizeof(*req))
-			err = -EPIPE;
-		else
-			err = opener_recv(o->sock, o->pid, rep, fds);
+		/*
+		 * Requests queued behind the one that found the opener dead
+		 * share its answer, not one PF_OPENER_PATIENCE each.
+		 */
+		err = o->failed;
+		asked = !err;
+		if (asked) {
+			if (send(o->sock, req, sizeof(*req), MSG_NOSIGNAL) !=
+			    sizeof(*req))
+				err = -EPIPE;
+			else
+				err = opener_recv(o->sock, o->pid, rep, fds);
+			if (err != -EMFILE)
+				o->failed = err;
+		}
 		pthread_mutex_unlock(&o->lock);
-		if (err == -ETIMEDOUT)
+		if (asked && err == -ETIMEDOUT)
 			pf_log(LOG_WARNING, "the opener of uid %u (pid %d) is stopped, or gave no reply in %d s: retired",
 			       (unsigned int)c->creds.uid[0], (int)o->pid,
 			       PF_OPENER_TIMEOUT);
@@ -815,6 +905,21 @@ int pf_task_status(pid_t tid, struct pf_status *st)
 	return err ? err : pf_status_parse(buf, st);
 }
 
+/*
+ * The soft RLIMIT_MEMLOCK of the thread @tid, in bytes, from
+ * /proc/<tid>/limits: what perf_mmap() would hold that thread's mmap of a
+ * ring to.  -ENOENT when the task is gone, -EIO when the line is not there.
+ */
+int pf_task_memlock(pid_t tid, uint64_t *bytes)
+{
+	char path[64], buf[4096];
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)tid);
+	err = read_file(path, buf, sizeof(buf));
+	return err ? err : pf_limits_memlock(buf, bytes);
+}
+
 static int ns_of(pid_t tid, const char *ns, struct stat *st)
 {
 	char path[64];
@@ -824,12 +929,62 @@ static int ns_of(pid_t tid, const char *ns, struct stat *st)
 }
 
 /*
- * Who the thread @tid that sent a request is, and what its opener holds.
- * FUSE gives pid 0 for a caller in a pid namespace the daemon cannot see:
- * such a caller cannot be identified and is refused with EACCES.
+ * The user namespaces of the thread @tid, its own first, up to the daemon's (NS_GET_PARENT, one level at a time), with
+ * each one's owner (NS_GET_OWNER_UID: a uid as the daemon's namespace
+ * sees it).  A namespace whose parent is not below the daemon's ends the
+ * walk unreached (EPERM: the kernel will not show a parent outside the
+ * asker's namespace).  -ENOENT when the task is gone.
+ */
+static int userns_walk(pid_t tid, struct pf_userns_walk *w)
+{
+	struct stat st;
+	char path[64];
+	int fd, parent, err = 0;
+
+	memset(w, 0, sizeof(*w));
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ESRCH ? -ENOENT : -errno;
+	for (;;) {
+		if (fstat(fd, &st)) {
+			err = -errno;
+			break;
+		}
+		if (st.st_dev == own_userns.st_dev &&
+		    st.st_ino == own_userns.st_ino) {
+			w->reached = true;
+			break;
+		}
+		if (w->depth == PF_MAX_USERNS)
+			break;		/* deeper than the kernel nests */
+		if (ioctl(fd, NS_GET_OWNER_UID, &w->owner[w->depth])) {
+			err = -errno;
+			break;
+		}
+		w->depth++;
+		parent = ioctl(fd, NS_GET_PARENT);
+		if (parent < 0) {
+			if (errno != EPERM)
+				err = -errno;
+			break;
+		}
+		close(fd);
+		fd = parent;
+	}
+	close(fd);
+	return err;
+}
+
+/*
+ * Who the thread @tid that sent a request is, what its opener holds, and
+ * whom its share is charged to.  FUSE gives pid 0 for a caller in a pid
+ * namespace the daemon cannot see: such a caller cannot be identified and
+ * is refused with EACCES.
  */
 int pf_caller_get(pid_t tid, struct pf_caller *c)
 {
+	struct pf_userns_walk walk = { 0 };
 	struct stat uns, pns;
 	int err;
 
@@ -837,21 +992,60 @@ int pf_caller_get(pid_t tid, struct pf_caller *c)
 		return -EACCES;
 	memset(c, 0, sizeof(*c));
 	c->tid = tid;
+	/*
+	 * Fresh from /proc at every call, by path, one file open at a time:
+	 * a daemon with a single fd left still answers (140's "out of fds").
+	 */
 	err = pf_task_status(tid, &c->st);
 	if (!err)
 		err = ns_of(tid, "user", &uns);
 	if (!err)
 		err = ns_of(tid, "pid", &pns);
+	c->same_userns = !err && uns.st_dev == own_userns.st_dev &&
+			 uns.st_ino == own_userns.st_ino;
+	/* below the daemon's user namespace: who answers for it */
+	if (!err && !c->same_userns)
+		err = userns_walk(tid, &walk);
 	/* gone is ENOENT, our own shortage is ours; anything else, refused */
 	if (err)
 		return err == -ENOENT || pf_err_transient(-err) ? err : -EACCES;
 	pf_creds_decide(&c->st, uns.st_dev, uns.st_ino, pns.st_dev, pns.st_ino,
 			&c->creds);
-	c->same_userns = uns.st_dev == own_userns.st_dev &&
-			 uns.st_ino == own_userns.st_ino;
+	/*
+	 * The daemon's own credentials (root's, as a rule) answer for the
+	 * machine and are held to no share: a user namespace root made, a
+	 * container's, is charged to root's uid and may exhaust that share,
+	 * never the administrator's own opens.
+	 */
+	c->acct_uid = pf_creds_privileged_as(&c->creds, &own) ? PF_UID_DAEMON :
+		      pf_accountable_uid(c->st.uid[0], &walk);
 	c->same_pidns = pns.st_dev == own_pidns.st_dev &&
 			pns.st_ino == own_pidns.st_ino;
 	return 0;
+}
+
+/*
+ * The accountable uid (pf_caller_get()'s acct_uid) of the thread @tid that
+ * sent a request, for one that needs no more of the caller: @fallback
+ * (the uid FUSE gives) for a caller FUSE could not name (pid 0).
+ */
+int pf_caller_acct_uid(pid_t tid, uid_t fallback, uid_t *uid)
+{
+	struct pf_caller *c;
+	int err;
+
+	if (tid <= 0) {
+		*uid = fallback;
+		return 0;
+	}
+	c = malloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	err = pf_caller_get(tid, c);
+	if (!err)
+		*uid = c->acct_uid;
+	free(c);
+	return err;
 }
 
 /*
@@ -981,6 +1175,12 @@ int pf_opener_init(const char **why)
 		*why = "a test opener could not take another user's credentials (needs CAP_SETUID, CAP_SETGID, CAP_SETPCAP, CAP_SYS_ADMIN)";
 		return err;
 	}
+	/* signal 0: may we kill an opener that is another user's? */
+	if (o->pidfd < 0)
+		pf_log(LOG_WARNING, "no pidfd_open here: an opener that its user stopped stays, stopped, until continued");
+	else if (syscall(SYS_pidfd_send_signal, o->pidfd, 0, NULL, 0))
+		pf_log(LOG_WARNING, "cannot signal openers (%s; CAP_KILL?): an opener that its user stopped stays, stopped, until continued",
+		       strerror(errno));
 	opener_free(o);
 	separated = true;
 	return 0;

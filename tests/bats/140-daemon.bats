@@ -133,13 +133,16 @@ umount_private() {
 	target=$!
 	lf=$(leaf all task_clock$U "$target" simple 1000000000000)
 	d=$PERFCTR_DAEMON_PID
-	pidfds=$(anon_fds_of "$d" pidfd) perf=$(perf_fds_of "$d")
+	perf=$(perf_fds_of "$d")
 	fds=()
 	for i in $(seq 1 1000); do
 		exec {fd}<"$lf" || die "open $i of $lf"
 		fds+=("$fd")
 	done
-	assert_eq "$(anon_fds_of "$d" pidfd)" $((pidfds + 1)) "daemon pidfds with 1,000 leaves on one target"
+	# the daemon's pidfds that name the target, by their fdinfo (openers
+	# come and go meanwhile, each with a pidfd of its own)
+	w=$(grep -lxE "Pid:[[:space:]]+$target" "/proc/$d/fdinfo/"* 2>/dev/null || true)
+	assert_eq "$(echo $w | wc -w)" 1 "daemon pidfds naming the target, with 1,000 leaves on it"
 	assert_ge "$(perf_fds_of "$d")" $((perf + 1000)) "daemon perf fds"
 	# a blocked reader of the same leaf; its bound is a backstop only: the
 	# liveness bound that matters starts at the kill, below
@@ -152,9 +155,10 @@ umount_private() {
 		die "the blocked reader did not see its target exit within $((30 * SLOW)) s"
 	wait "$reader" || die "the blocked reader exited $?"
 	assert_eq "$(tail -n 1 "$BATS_TEST_TMPDIR/r")" EOF "the blocked reader's last read"
-	# the watch went with the target, while its leaves stay open
-	wait_until "[ \$(anon_fds_of $d pidfd) = $pidfds ]" 50 ||
-		die "daemon pidfds $(anon_fds_of "$d" pidfd) after the target exited, $pidfds before"
+	# the watch went with the target, while its leaves stay open: its fd
+	# names neither the target nor an exited task (-1) any more
+	wait_until "! grep -qxE 'Pid:[[:space:]]+($target|-1)' $w 2>/dev/null" 50 ||
+		die "the daemon's pidfd $w is still open after the target exited"
 	# a leaf opened before the exit, read after it: its line, then EOF
 	# (while the target lived this read would have blocked)
 	fd=${fds[500]}
@@ -230,9 +234,9 @@ storm_beside() {
 	sp=$!
 	lf=$(leaf all task_clock:u "$sp" irq 10000)
 	"$H/leafio" "$lf" sleep=500 \
-		sh="grep -H ctxt_switches /proc/$PERFCTR_DAEMON_PID/task/*/status > $BATS_TEST_TMPDIR/w0" \
+		sh="grep -H -e ctxt_switches -e SigQ /proc/$PERFCTR_DAEMON_PID/status /proc/$PERFCTR_DAEMON_PID/task/*/status > $BATS_TEST_TMPDIR/w0" \
 		sleep=3000 \
-		sh="grep -H ctxt_switches /proc/$PERFCTR_DAEMON_PID/task/*/status > $BATS_TEST_TMPDIR/w1" \
+		sh="grep -H -e ctxt_switches -e SigQ /proc/$PERFCTR_DAEMON_PID/status /proc/$PERFCTR_DAEMON_PID/task/*/status > $BATS_TEST_TMPDIR/w1" \
 		read > "$BATS_TEST_TMPDIR/out" 3>&- || die "leafio: $(cat "$BATS_TEST_TMPDIR/out")"
 	# every thread's switches, for whoever reads a failure
 	paste "$BATS_TEST_TMPDIR/w0" "$BATS_TEST_TMPDIR/w1" | sed 's/^/# /' >&3
