@@ -12,9 +12,19 @@
  * loop that answers them is loop.c's.
  *
  * Everything here runs under pf_lock, except the read of a period-0 leaf
- * (read_period0()), which takes only its own file's line0_lock, and the
- * making and closing of a leaf's counters (open_sets(), file_destroy()),
- * done without the lock while the event loop cannot see the file.
+ * (read_period0()), which takes only its own file's line0_lock and the
+ * lock of the counters it reads (struct pf_src), and the making and
+ * closing of a leaf's counters (open_sets(), file_destroy()), done
+ * without the lock while the event loop cannot see the file.
+ *
+ * The period-0 leaves opened with one set of credentials (one opener's)
+ * on one target, event and type read one set of counters (struct
+ * pf_src), each from its own baseline: a process whose T threads each
+ * read such a leaf of "self" held T sets of T counters and read T of them
+ * per read, so its reads cost T times more as it grew.  Now the T leaves
+ * hold one set, and reads that arrive while it is being read are answered
+ * by the next read of it (src_sample()).  Counters that one opener made
+ * are never read for a caller another opener serves: see src_attach().
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,11 +32,13 @@
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <syslog.h>
@@ -50,6 +62,7 @@ pthread_mutex_t pf_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct pf_file **files;
 unsigned int nr_files_alloc;
+static struct pf_src *srcs;		/* joinable shared sets */
 static uint32_t next_gen = 1;
 static unsigned long nr_counters;	/* perf fds held by open leaves */
 static bool warned_pidfd;		/* logged once: no pidfd_open here */
@@ -73,26 +86,50 @@ static int proc_err(int err)
 
 /* ---- reading counts --------------------------------------------------- */
 
-int file_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
-		uint64_t *run)
+/*
+ * One read of a perf group.  An inherited child group is taken apart
+ * member by member when its thread exits, and perf refuses (ECHILD) to
+ * sum a group whose child is half gone: wait for the exit to finish, a
+ * matter of microseconds, rather than answer a zero line.  Bounded: the
+ * read's error if it does not.
+ */
+static ssize_t group_read(int fd, uint64_t *buf, size_t size)
+{
+	unsigned int tries;
+	ssize_t n;
+
+	for (tries = 0; ; tries++) {
+		n = read(fd, buf, size);
+		if (n >= 0 || errno != ECHILD || tries == 100)
+			return n;
+		if (tries < 10)
+			sched_yield();
+		else
+			usleep(100);
+	}
+}
+
+static int sets_sample(const struct pf_set *sets, unsigned int nr_sets,
+		       unsigned int nr_members, bool group, uint64_t *vals,
+		       uint64_t *ena, uint64_t *run)
 {
 	uint64_t buf[3 + PERFCTRFS_MAX_GROUP];
 	unsigned int s, m;
 
-	memset(vals, 0, f->nr_members * sizeof(*vals));
+	memset(vals, 0, nr_members * sizeof(*vals));
 	*ena = 0;
 	*run = 0;
-	for (s = 0; s < f->nr_sets; s++) {
-		ssize_t n = read(f->sets[s].fd[0], buf, sizeof(buf));
+	for (s = 0; s < nr_sets; s++) {
+		ssize_t n = group_read(sets[s].fd[0], buf, sizeof(buf));
 
-		if (f->group) {
+		if (group) {
 			/* { nr, time_enabled, time_running, value[nr] } */
 			if (n < (ssize_t)(3 * sizeof(uint64_t)) ||
-			    buf[0] != f->nr_members)
+			    buf[0] != nr_members)
 				return -EIO;
 			*ena += buf[1];
 			*run += buf[2];
-			for (m = 0; m < f->nr_members; m++)
+			for (m = 0; m < nr_members; m++)
 				vals[m] += buf[3 + m];
 		} else {
 			/* { value, time_enabled, time_running } */
@@ -104,6 +141,125 @@ int file_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
 		}
 	}
 	return 0;
+}
+
+int file_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
+		uint64_t *run)
+{
+	return sets_sample(f->sets, f->nr_sets, f->nr_members, f->group, vals,
+			   ena, run);
+}
+
+/*
+ * A read of @src's counters made after this call began, into @vals,
+ * @ena and @run.  One reader reads them; those who come meanwhile wait,
+ * and the first of them to wake reads them once more for all of them:
+ * however many readers pile up, one read of the set answers them.
+ */
+static int src_sample(struct pf_src *src, uint64_t *vals, uint64_t *ena,
+		      uint64_t *run)
+{
+	uint64_t want, gen, v[PERFCTRFS_MAX_GROUP], e, r;
+	int err;
+
+	pthread_mutex_lock(&src->lock);
+	/* one under way began before us: the next one is ours */
+	want = src->started + 1;
+	while (src->done < want) {
+		if (src->sampling) {
+			pthread_cond_wait(&src->cond, &src->lock);
+			continue;
+		}
+		gen = ++src->started;
+		src->sampling = true;
+		pthread_mutex_unlock(&src->lock);
+		err = sets_sample(src->sets, src->nr_sets, src->nr_members,
+				  src->group, v, &e, &r);
+		pthread_mutex_lock(&src->lock);
+		memcpy(src->vals, v, src->nr_members * sizeof(*v));
+		src->ena = e;
+		src->run = r;
+		src->err = err;
+		src->done = gen;
+		src->sampling = false;
+		pthread_cond_broadcast(&src->cond);
+	}
+	memcpy(vals, src->vals, src->nr_members * sizeof(*vals));
+	*ena = src->ena;
+	*run = src->run;
+	err = src->err;
+	pthread_mutex_unlock(&src->lock);
+	return err;
+}
+
+static uint64_t sub_sat(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/*
+ * What @f's own counters would read, from its shared set: since its open,
+ * less what its disable and reset took out.  Under f->line0_lock.
+ */
+static int view_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
+		       uint64_t *run)
+{
+	struct pf_view *v = &f->view;
+	unsigned int m;
+	int err;
+
+	if (v->disabled) {
+		memcpy(vals, v->frozen, f->nr_members * sizeof(*vals));
+		*ena = v->frozen_ena;
+		*run = v->frozen_run;
+		return 0;
+	}
+	err = src_sample(f->src, vals, ena, run);
+	if (err)
+		return err;
+	for (m = 0; m < f->nr_members; m++)
+		vals[m] = sub_sat(vals[m], v->base[m]);
+	*ena = sub_sat(*ena, v->base_ena);
+	*run = sub_sat(*run, v->base_run);
+	return 0;
+}
+
+/*
+ * PERF_EVENT_IOC_ENABLE, _DISABLE or _RESET on @f's view of its shared
+ * set, as perf does them on counters of its own: disabled, the count and
+ * times stand still; reset zeroes the count, not the times.
+ */
+static int view_ioc(struct pf_file *f, unsigned long cmd)
+{
+	struct pf_view *v = &f->view;
+	uint64_t vals[PERFCTRFS_MAX_GROUP], ena, run;
+	unsigned int m;
+	int err = 0;
+
+	pthread_mutex_lock(&f->line0_lock);
+	if (cmd == PERF_EVENT_IOC_DISABLE && !v->disabled) {
+		err = view_sample(f, v->frozen, &v->frozen_ena,
+				  &v->frozen_run);
+		if (!err)
+			v->disabled = true;
+	} else if (cmd == PERF_EVENT_IOC_ENABLE && v->disabled) {
+		err = src_sample(f->src, vals, &ena, &run);
+		if (!err) {
+			for (m = 0; m < f->nr_members; m++)
+				v->base[m] = sub_sat(vals[m], v->frozen[m]);
+			v->base_ena = sub_sat(ena, v->frozen_ena);
+			v->base_run = sub_sat(run, v->frozen_run);
+			v->disabled = false;
+		}
+	} else if (cmd == PERF_EVENT_IOC_RESET && v->disabled) {
+		memset(v->frozen, 0, sizeof(v->frozen));
+	} else if (cmd == PERF_EVENT_IOC_RESET) {
+		err = src_sample(f->src, vals, &ena, &run);
+		if (!err)
+			memcpy(v->base, vals, sizeof(v->base));
+	}
+	pthread_mutex_unlock(&f->line0_lock);
+	return err;
 }
 
 /* the longest line: PERFCTRFS_MAX_GROUP counts and two times, spaced */
@@ -121,7 +277,8 @@ static size_t format_line(struct pf_file *f, char *buf, uint64_t *leader)
 	char *p = buf;
 	unsigned int m;
 
-	if (file_sample(f, vals, &ena, &run)) {
+	if (f->src ? view_sample(f, vals, &ena, &run) :
+		     file_sample(f, vals, &ena, &run)) {
 		/* a failed read is a zero line, never a hang or garbage */
 		memset(vals, 0, sizeof(vals));
 		ena = 0;
@@ -284,9 +441,11 @@ static unsigned int poll_events(struct pf_file *f)
  * release, and the kernel sends FUSE_RELEASE only once no read of the
  * file is in flight, so they are read without pf_lock, which would make
  * a read wait behind another leaf's open (perf_event_open under the
- * caller's credentials) or the event loop.  The file's own line0_lock
- * guards line0: the line a read at offset 0 made, which reads at later
- * offsets (dd bs=1) continue.
+ * caller's credentials) or the event loop; a shared set (struct pf_src)
+ * lives as long as any leaf that reads it.  The file's own line0_lock
+ * guards line0, the line a read at offset 0 made, which reads at later
+ * offsets (dd bs=1) continue, and the view of a shared set, which a
+ * control word or ioctl moves.
  */
 static void read_period0(fuse_req_t req, struct pf_file *f, size_t size,
 			 off_t off)
@@ -295,8 +454,8 @@ static void read_period0(fuse_req_t req, struct pf_file *f, size_t size,
 	size_t len = 0;
 
 	if (off == 0) {
-		len = format_line(f, line, NULL);
 		pthread_mutex_lock(&f->line0_lock);
+		len = format_line(f, line, NULL);
 		memcpy(f->line0, line, len);
 		f->line0_len = len;
 		pthread_mutex_unlock(&f->line0_lock);
@@ -427,7 +586,9 @@ int pf_file_control(struct pf_file *f, const char *word, size_t len)
 		    memcmp(words[i].word, word, len))
 			continue;
 		pthread_mutex_lock(&pf_lock);
-		err = file_check_cpu(f) ? -ENODEV : file_ioc(f, words[i].cmd);
+		err = file_check_cpu(f) ? -ENODEV :
+		      f->src ? view_ioc(f, words[i].cmd) :
+		      file_ioc(f, words[i].cmd);
 		file_kick(f);
 		pthread_mutex_unlock(&pf_lock);
 		break;
@@ -443,7 +604,8 @@ int pf_file_ioctl(struct pf_file *f, unsigned int cmd)
 	    cmd != PERF_EVENT_IOC_RESET)
 		return -ENOTTY;
 	pthread_mutex_lock(&pf_lock);
-	err = file_check_cpu(f) ? -ENODEV : file_ioc(f, cmd);
+	err = file_check_cpu(f) ? -ENODEV :
+	      f->src ? view_ioc(f, cmd) : file_ioc(f, cmd);
 	file_kick(f);
 	pthread_mutex_unlock(&pf_lock);
 	return err;
@@ -483,6 +645,31 @@ static void file_unhook(struct pf_file *f)
 	if (f->ph)
 		fuse_pollhandle_destroy(f->ph);
 	f->ph = NULL;
+	if (f->src && !--f->src->refs) {
+		struct pf_src **pp;
+
+		for (pp = &srcs; *pp; pp = &(*pp)->next)
+			if (*pp == f->src) {
+				*pp = f->src->next;
+				break;
+			}
+		nr_counters -= f->src->nr_sets * f->src->nr_members;
+		f->src_last = true;
+	}
+}
+
+static void src_free(struct pf_src *src)
+{
+	unsigned int s, m;
+
+	for (s = 0; s < src->nr_sets; s++)
+		for (m = 0; m < src->nr_members; m++)
+			if (src->sets[s].fd[m] >= 0)
+				close(src->sets[s].fd[m]);
+	pthread_mutex_destroy(&src->lock);
+	pthread_cond_destroy(&src->cond);
+	free(src->sets);
+	free(src);
 }
 
 /*
@@ -503,6 +690,8 @@ static void file_destroy(struct pf_file *f)
 			if (set->fd[m] >= 0)
 				close(set->fd[m]);
 	}
+	if (f->src_last)
+		src_free(f->src);
 	pf_share_give(f->uid, f->share);
 	free(f->sets);
 	free(f->q);
@@ -766,6 +955,130 @@ static int open_set(struct pf_file *f, struct pf_set *set,
 	return 0;
 }
 
+/* The executable @pid runs (device and inode), or zeros. */
+static void target_exe(pid_t pid, dev_t *dev, ino_t *ino)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st)) {
+		*dev = 0;
+		*ino = 0;
+		return;
+	}
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+}
+
+/*
+ * Under pf_lock, at the end of the open of a period-0 leaf on a pid: read
+ * @f through the shared set of @caller's opener, target, event and type,
+ * joined from a baseline taken now, or made of @f's own counters when
+ * there is none.  @f's own counters, after a join, go to *@spare for the
+ * caller to close without the lock.  Out of memory, @f reads its own
+ * counters, as every other leaf does.
+ *
+ * Only a set made by an opener with @caller's very credentials is
+ * joined, not one of the same uid alone: @f's own open shows that perf
+ * lets @caller count the target now, but a set made earlier, by an
+ * opener with more rights (CAP_PERFMON, CAP_SYS_PTRACE, other gids),
+ * also counts the children the target forked since, through inheritance,
+ * and those may be processes perf refuses @caller.  Equal credentials
+ * are one opener, which could have made that set for @caller itself.
+ *
+ * Nor is a set joined that holds more counters than @f is charged for
+ * (its own, one per thread of the target at its open): any one leaf may
+ * be the last to hold a set, and then its share must cover all of it.
+ * Else a leaf opened on a process whose threads had gone, charged one
+ * counter, kept alive the set of thousands that an earlier leaf, since
+ * closed and given back its share, had made, and max_counters held no
+ * user to anything.  The charge is f->share, taken from @caller's
+ * accountable uid (f->uid, PF_UID_DAEMON included): a period-0 leaf has
+ * no timerfd, so all of it is counter units; the target's pidfd, a unit
+ * too, is the watch's, charged once to whoever started watching, and
+ * stays with every leaf's own watch, never with the set.  A joiner keeps
+ * its whole charge while it holds the set, so every leaf of a set is
+ * charged for at least all of it, and to the uid that made it: only a
+ * set of @f's accountable uid is joined (equal credentials give one, but
+ * the share's owner is said, not inferred).
+ *
+ * Nor is a set joined once its target has run another program: an exec
+ * that leaves it not dumpable (a setuid program, one it may not read)
+ * makes perf take every counter off it for good, and a leaf that joined
+ * would stand still where a counter of its own counts.  @pid ran @exe_dev,
+ * @exe_ino before @f's counters were opened; the set keeps what its
+ * target ran before its own were.  (An exec back to the program the set
+ * began with goes unseen.)
+ */
+static void src_attach(struct pf_file *f, const struct pf_target *t,
+		       const struct pf_caller *caller, pid_t pid,
+		       dev_t exe_dev, ino_t exe_ino,
+		       struct pf_set **spare, unsigned int *nr_spare)
+{
+	/* what @f is charged for: counters alone (no timer at period 0) */
+	unsigned long charged = f->share;
+	struct pf_src *src;
+	dev_t dev;
+	ino_t ino;
+
+	for (src = srcs; src; src = src->next)
+		if (src->ev == t->ev && src->cpu == t->cpu &&
+		    src->watch == f->watch && src->type == f->type &&
+		    !src->dead && src->uid == f->uid &&
+		    pf_creds_equal(&src->creds, &caller->creds) &&
+		    (unsigned long)src->nr_sets * src->nr_members <= charged)
+			break;
+	/* exited, and not yet seen by the loop: its pid may be reused */
+	if (src && !pf_watch_alive(src->watch)) {
+		src->dead = true;
+		src = NULL;
+	}
+	if (src) {
+		target_exe(pid, &dev, &ino);
+		if (dev != src->exe_dev || ino != src->exe_ino) {
+			src->dead = true;
+			src = NULL;
+		}
+	}
+	if (src) {
+		if (src_sample(src, f->view.base, &f->view.base_ena,
+			       &f->view.base_run))
+			return;
+		src->refs++;
+		f->src = src;
+		nr_counters -= f->nr_sets * f->nr_members;
+		*spare = f->sets;
+		*nr_spare = f->nr_sets;
+		f->sets = NULL;
+		f->nr_sets = 0;
+		return;
+	}
+	src = calloc(1, sizeof(*src));
+	if (!src)
+		return;
+	src->ev = t->ev;
+	src->cpu = t->cpu;
+	src->watch = f->watch;
+	src->type = f->type;
+	src->creds = caller->creds;
+	src->uid = f->uid;
+	src->exe_dev = exe_dev;
+	src->exe_ino = exe_ino;
+	src->refs = 1;
+	src->nr_sets = f->nr_sets;
+	src->nr_members = f->nr_members;
+	src->group = f->group;
+	src->sets = f->sets;
+	pthread_mutex_init(&src->lock, NULL);
+	pthread_cond_init(&src->cond, NULL);
+	f->sets = NULL;
+	f->nr_sets = 0;
+	f->src = src;
+	src->next = srcs;
+	srcs = src;
+}
+
 /* Close what open_set() made of @set; it was never counted. */
 static void close_set(struct pf_file *f, struct pf_set *set)
 {
@@ -831,6 +1144,10 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct perfctrfs_pid pid = t->pid;
+	struct pf_set *spare = NULL;
+	unsigned int nr_spare = 0;
+	dev_t exe_dev = 0;
+	ino_t exe_ino = 0;
 	struct pf_where *where = NULL;
 	struct pf_caller *caller;
 	struct pf_status *target;
@@ -943,6 +1260,8 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	 */
 	inherit = pid.kind == PERFCTRFS_PID_NUM &&
 		  !(f->type == PERFCTRFS_IRQ && t->cpu->all);
+	if (pid.kind == PERFCTRFS_PID_NUM)
+		target_exe(pid.pid, &exe_dev, &exe_ino);
 	err = open_sets(f, caller, where, is_process, inherit);
 	if (err)
 		goto fail_early;
@@ -1007,7 +1326,14 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	for (s = 0; s < f->nr_sets; s++)
 		ioctl(f->sets[s].fd[0], PERF_EVENT_IOC_ENABLE,
 		      f->group ? PERF_IOC_FLAG_GROUP : 0);
+	if (pid.kind == PERFCTRFS_PID_NUM && f->watch &&
+	    f->type != PERFCTRFS_IRQ && !f->period.value)
+		src_attach(f, t, caller, pid.pid, exe_dev, exe_ino, &spare,
+			   &nr_spare);
 	pthread_mutex_unlock(&pf_lock);
+	for (s = 0; s < nr_spare; s++)
+		close_set(f, &spare[s]);
+	free(spare);
 	free(where);
 	free(caller);
 	free(target);

@@ -5,10 +5,11 @@
  * file operations), this is the inside of struct pf_file and of the event
  * loop that answers reads which must wait.
  *
- * Locking: all of it is pf_lock's, except a pf_file's line0 and
- * line0_len, which are its line0_lock's alone (read_period0(), which reads
+ * Locking: all of it is pf_lock's, except a pf_file's line0, line0_len
+ * and view, which are its line0_lock's alone (read_period0(), which reads
  * the counters without pf_lock: they do not change between open and
- * release), and a pf_file that is not in files[] yet or any longer (its
+ * release), a shared set's sample (struct pf_src), which is its own
+ * lock's, and a pf_file that is not in files[] yet or any longer (its
  * open, its destruction), which is its opener's or releaser's alone.
  */
 #ifndef PERFCTRFS_FUSE_COUNTER_H
@@ -66,6 +67,42 @@ struct pf_irq_rec {
 	bool lost;
 };
 
+/*
+ * One set of counters that several period-0 leaves read (counter.c: see
+ * its top and src_attach()).  Its key, refs and dead are under pf_lock;
+ * its sample under @lock: reads that find one under way wait for the
+ * next, which one of them makes for all, so that each answer was read
+ * after its request came.
+ */
+struct pf_src {
+	struct pf_src *next;		/* in srcs, while joinable */
+	const void *ev, *cpu;		/* the event and CPU nodes' data */
+	struct pf_watch *watch;		/* the target (one process, one pid) */
+	enum perfctrfs_type type;
+	struct pf_creds creds;		/* of the opener that made it */
+	uid_t uid;			/* ... and its accountable uid */
+	dev_t exe_dev;			/* what the target ran before it was */
+	ino_t exe_ino;			/* ... opened: see src_attach() */
+	unsigned int refs;		/* leaves reading it */
+	bool dead;			/* target gone: nobody joins */
+	unsigned int nr_sets, nr_members;
+	bool group;
+	struct pf_set *sets;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool sampling;
+	uint64_t started, done;		/* samples begun and finished */
+	int err;
+	uint64_t vals[PERFCTRFS_MAX_GROUP], ena, run;
+};
+
+/* A leaf's own view of a shared set: what perf's ioctls would have done */
+struct pf_view {
+	uint64_t base[PERFCTRFS_MAX_GROUP], base_ena, base_run;
+	uint64_t frozen[PERFCTRFS_MAX_GROUP], frozen_ena, frozen_run;
+	bool disabled;
+};
+
 struct pf_file {
 	uint32_t slot, gen;
 	struct perfctrfs_event_spec spec;
@@ -85,7 +122,10 @@ struct pf_file {
 	uint64_t last;			/* leader count at the previous line */
 	char rem[PF_LINE_MAX];		/* part of a line not read yet */
 	size_t rem_len, rem_off;
-	pthread_mutex_t line0_lock;	/* line0 alone: never pf_lock */
+	pthread_mutex_t line0_lock;	/* line0 and view: never pf_lock */
+	struct pf_src *src;		/* period 0 on a pid: shared counters */
+	bool src_last;			/* ... and we were its last leaf */
+	struct pf_view view;
 	char line0[PF_LINE_MAX];	/* period 0: line made at offset 0 */
 	size_t line0_len;
 	struct pf_waiter *waiters, **wtail;

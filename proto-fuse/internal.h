@@ -216,6 +216,7 @@ uint64_t pf_watch_key(const struct pf_watch *w);
 int pf_watch_get(pid_t pid, bool thread, int epfd, uid_t uid,
 		 struct pf_watch **out);
 int pf_watch_add(struct pf_watch *w, void *owner, int epfd);
+bool pf_watch_alive(const struct pf_watch *w);
 void pf_watch_del(struct pf_watch *w, void *owner, int epfd);
 void pf_watch_fire(uint64_t key, int epfd, void (*gone)(void *owner));
 

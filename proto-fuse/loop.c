@@ -93,6 +93,8 @@ void ep_del(int fd)
 
 static void file_mark_dead(struct pf_file *f)
 {
+	if (f->src)
+		f->src->dead = true;
 	if (f->watch) {
 		pf_watch_del(f->watch, f, epfd);
 		f->watch = NULL;
@@ -123,6 +125,9 @@ static void file_target_gone(void *owner)
 {
 	struct pf_file *f = owner;
 
+	/* its pid may be another process's soon: nobody joins its counters */
+	if (f->src)
+		f->src->dead = true;
 	f->watch = NULL;
 	f->dead = true;
 	file_kick(f);

@@ -8,6 +8,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -44,9 +45,20 @@ void pf_log(int prio, const char *fmt, ...)
 }
 
 struct pf_cmdline {
-	char *uid, *gid, *mode, *max_counters, *max_dirs;
+	char *uid, *gid, *mode, *max_counters, *max_dirs, *max_threads;
 	bool allow_other;
 };
+
+/*
+ * The worker pool: by default PF_THREADS_PER_CPU per CPU we may run on
+ * (a period-0 read is CPU work; opens wait for an opener; blocked reads
+ * hold no worker), no fewer than libfuse's own default and no more than
+ * PF_THREADS_DEFAULT_MAX; max_threads= sets it, up to PF_THREADS_MAX.
+ */
+#define PF_THREADS_PER_CPU	4
+#define PF_THREADS_DEFAULT_MIN	10
+#define PF_THREADS_DEFAULT_MAX	256
+#define PF_THREADS_MAX		1024
 
 enum { KEY_ALLOW_OTHER };
 
@@ -56,6 +68,7 @@ static const struct fuse_opt pf_fuse_opts[] = {
 	{ "mode=%s", offsetof(struct pf_cmdline, mode), 0 },
 	{ "max_counters=%s", offsetof(struct pf_cmdline, max_counters), 0 },
 	{ "max_dirs=%s", offsetof(struct pf_cmdline, max_dirs), 0 },
+	{ "max_threads=%s", offsetof(struct pf_cmdline, max_threads), 0 },
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_END
 };
@@ -203,6 +216,29 @@ static void set_shares(const struct pf_cmdline *cl)
 	       pf_opts.max_counters, pf_opts.max_dirs);
 }
 
+/* CPUs this process may run on (its affinity), at least 1 */
+static unsigned int usable_cpus(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? n : 1;
+}
+
+static unsigned int default_threads(void)
+{
+	unsigned long n = (unsigned long)usable_cpus() * PF_THREADS_PER_CPU;
+
+	if (n < PF_THREADS_DEFAULT_MIN)
+		n = PF_THREADS_DEFAULT_MIN;
+	if (n > PF_THREADS_DEFAULT_MAX)
+		n = PF_THREADS_DEFAULT_MAX;
+	return n;
+}
+
 static void usage(const char *prog)
 {
 	printf("usage: %s [options] <mountpoint>\n\n"
@@ -219,12 +255,17 @@ static void usage(const char *prog)
 	       "                           of the open-file limit; else none)\n"
 	       "    -o max_dirs=N          directories one user may hold open\n"
 	       "                           at once (default with allow_other:\n"
-	       "                           %d; else none)\n\n"
+	       "                           %d; else none)\n"
+	       "    -o max_threads=N       worker threads, 1 to %u (default %u\n"
+	       "                           per CPU it may run on, %u to %u: %u\n"
+	       "                           here; not libfuse's 10 below)\n\n"
 	       "Every counter is an open file of the daemon (one per thread of\n"
 	       "a process, one per CPU of \"all\"): at start it raises its soft\n"
 	       "RLIMIT_NOFILE to the hard limit and logs both.  When they run\n"
 	       "out, an open fails with EMFILE (ENFILE: the system's limit).\n\n",
-	       prog, PF_MAX_DIRS);
+	       prog, PF_MAX_DIRS, PF_THREADS_MAX, PF_THREADS_PER_CPU,
+	       PF_THREADS_DEFAULT_MIN, PF_THREADS_DEFAULT_MAX,
+	       default_threads());
 }
 
 int main(int argc, char *argv[])
@@ -233,6 +274,7 @@ int main(int argc, char *argv[])
 	struct fuse_cmdline_opts opts;
 	struct fuse_loop_config *cfg;
 	struct pf_cmdline cl = { 0 };
+	unsigned long threads = 0;
 	const char *why = NULL;
 	int ret = 1, err;
 
@@ -268,6 +310,14 @@ int main(int argc, char *argv[])
 			argv[0]);
 		goto out_args;
 	}
+	if (cl.max_threads && (parse_count(cl.max_threads, &threads) ||
+			       threads > PF_THREADS_MAX)) {
+		fprintf(stderr, "%s: max_threads= must be 1 to %u\n", argv[0],
+			PF_THREADS_MAX);
+		goto out_args;
+	}
+	if (!threads)
+		threads = default_threads();
 	pf_opts.foreground = opts.foreground;
 	/* the kernel enforces uid/gid/mode; our name in mtab */
 	if (fuse_opt_add_arg(&args, "-o") ||
@@ -321,9 +371,9 @@ int main(int argc, char *argv[])
 		if (!cfg)
 			goto out_counter;
 		fuse_loop_cfg_set_clone_fd(cfg, opts.clone_fd);
-		fuse_loop_cfg_set_max_threads(cfg, opts.max_threads &&
-					      opts.max_threads <= 100000 ?
-					      opts.max_threads : 10);
+		pf_log(LOG_INFO, "up to %lu worker threads (max_threads=)",
+		       threads);
+		fuse_loop_cfg_set_max_threads(cfg, threads);
 		/* libfuse 3.14 leaves it UINT_MAX when unset, and warns on it */
 		if (opts.max_idle_threads != UINT_MAX)
 			fuse_loop_cfg_set_idle_threads(cfg,
@@ -357,6 +407,7 @@ out_args:
 	free(cl.mode);
 	free(cl.max_counters);
 	free(cl.max_dirs);
+	free(cl.max_threads);
 	fuse_opt_free_args(&args);
 	return ret ? 1 : 0;
 }

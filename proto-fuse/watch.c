@@ -88,6 +88,12 @@ static bool watch_fired(const struct pf_watch *w)
 	return poll(&p, 1, 0) > 0;
 }
 
+/* Is the target of @w still there (so its pid is still its own)? */
+bool pf_watch_alive(const struct pf_watch *w)
+{
+	return !watch_fired(w);
+}
+
 /*
  * The watch of @pid (a thread's if @thread), shared or new, in the epoll
  * set @epfd; a new one's pidfd is charged to @uid's share.  -ENOENT when

@@ -41,6 +41,10 @@ teardown() {
 	if [ -n "$stopper" ]; then
 		kill -CONT $(stopped_openers_of "$stopper") 2>/dev/null || true
 	fi
+	# what a test started that is no job of ours (a target's child), and
+	# its scratch directory
+	[ -n "${strays:-}" ] && kill $strays 2>/dev/null
+	[ -n "${scratch:-}" ] && rm -rf "$scratch"
 	restore_paranoid
 	true
 }
@@ -1209,6 +1213,175 @@ nest_script() {
 	# a chain of 20,000 makes each GETATTR several times slower; a keyed,
 	# growing table leaves it as it was
 	assert_le "$after" $((base * 3)) "ns for $n stats after the flood (before: $base)"
+}
+
+# ---- many readers of one target --------------------------------------------
+#
+# The FUSE daemon reads the period-0 leaves of one target through one set
+# of counters.  A set made with one caller's rights must never answer
+# another's: perf decided that set for its maker, once.
+
+# PERFMON_U1: the command prefix that runs a command as U1 with CAP_PERFMON
+# (and no other capability), or a skip.
+perfmon_u1() {
+	require_root
+	PERFMON_U1=("$H/runas" --perfmon "$(id -u "$U1")" "$(id -g "$U1")")
+	"${PERFMON_U1[@]}" true 2>/dev/null ||
+		skip "CAP_PERFMON cannot be given here (a kernel before 5.8?)"
+}
+
+# wait_file FILE LINES: wait until FILE has LINES lines
+wait_file() { wait_until "[ \$(wc -l < '$1') -ge $2 ]" 100; }
+
+@test "150-hostile: leaves of one uid opened with other capabilities hold counters of their own" {
+	require_fuse
+	perfmon_u1
+	extra=$(extra_dir)
+	mount_extra "$extra" "max_counters=64"
+	as_user_argv "$U1"
+	"${AS_USER[@]}" sleep $((60 * SLOW)) 3>&- &
+	t=$!
+	lf=$extra/all/task_clock:u/$t/simple/0
+	"${PERFMON_U1[@]}" "$H/leafio" "$lf" read sleep=$((60000 * SLOW)) \
+		> "$BATS_TEST_TMPDIR/a.out" 2>&1 3>&- &
+	wait_file "$BATS_TEST_TMPDIR/a.out" 1 || die "the CAP_PERFMON leaf never read"
+	is_count "$(cat "$BATS_TEST_TMPDIR/a.out")" || die "the CAP_PERFMON leaf: $(cat "$BATS_TEST_TMPDIR/a.out")"
+	"${AS_USER[@]}" "$H/leafio" "$lf" read sleep=$((60000 * SLOW)) \
+		> "$BATS_TEST_TMPDIR/b.out" 2>&1 3>&- &
+	wait_file "$BATS_TEST_TMPDIR/b.out" 1 || die "the plain leaf never read"
+	is_count "$(cat "$BATS_TEST_TMPDIR/b.out")" || die "the plain leaf: $(cat "$BATS_TEST_TMPDIR/b.out")"
+	# one set for both (1 counter) was the bug: a uid alone keyed the set
+	wait_until "[ \"\$(\"$H/xattr\" '$extra' user.perfctr.counters)\" = 2 ]" 30 || true
+	assert_eq "$("$H/xattr" "$extra" user.perfctr.counters)" 2 \
+		"counters held by a CAP_PERFMON leaf and a plain leaf of $U1 on one target"
+}
+
+@test "150-hostile: a leaf never counts, through a set opened with more rights, a child perf refuses it" {
+	perfmon_u1
+	local al ga gb c
+	scratch=$(extra_dir)
+	as_user_argv "$U1"
+	# U1's target: on SIGUSR1 it forks a non-dumpable spinner, which perf
+	# refuses U1 itself (ptrace's rule), and sleeps
+	"${AS_USER[@]}" /bin/sh -c "go=; trap 'go=1' USR1; echo ready
+		while [ -z \"\$go\" ]; do sleep 0.1; done
+		\"$H/spin\" -n $((30 * SLOW)) & echo \$!
+		exec sleep $((60 * SLOW))" > "$BATS_TEST_TMPDIR/t.out" 3>&- &
+	t=$!
+	wait_file "$BATS_TEST_TMPDIR/t.out" 1 || die "no target"
+	lf=$(leaf all task_clock:u "$t" simple 0)
+	# U1 with CAP_PERFMON opens first: its counters follow every child the
+	# target forks from now on, as perf's inherited counters do
+	"${PERFMON_U1[@]}" "$H/leafio" "$lf" read \
+		sh="while [ ! -e $scratch/go ]; do sleep 0.1; done" pread=0 \
+		sh="while [ ! -e $scratch/done ]; do sleep 0.1; done" pread=0 \
+		> "$BATS_TEST_TMPDIR/a.out" 2>&1 3>&- &
+	wait_file "$BATS_TEST_TMPDIR/a.out" 1 || die "the CAP_PERFMON leaf never read"
+	kill -USR1 "$t"
+	wait_file "$BATS_TEST_TMPDIR/t.out" 2 || die "the target forked no child"
+	c=$(sed -n 2p "$BATS_TEST_TMPDIR/t.out")
+	strays=$c
+	wait_until "[ \"\$(cat /proc/$t/comm)\" = sleep ]" 100 || die "the target never slept"
+	assert_eq "$(result_of "$(as_user "$U1" "$H/leafio" "$(leaf all task_clock:u "$c" simple 0)" read 2>&1)")" \
+		EACCES "$U1, without CAP_PERFMON, opening the non-dumpable child" || return 1
+	touch "$scratch/go"
+	wait_file "$BATS_TEST_TMPDIR/a.out" 2 || die "the CAP_PERFMON leaf: $(cat "$BATS_TEST_TMPDIR/a.out")"
+	# U1 without CAP_PERFMON opens the target, which perf lets it count
+	run timeout $((30 * SLOW)) "${AS_USER[@]}" "$H/leafio" "$lf" pread=0 sleep=$((3000 * SLOW)) pread=0
+	touch "$scratch/done"
+	wait_file "$BATS_TEST_TMPDIR/a.out" 3 || die "the CAP_PERFMON leaf: $(cat "$BATS_TEST_TMPDIR/a.out")"
+	[ "$status" -eq 0 ] && is_count "${lines[0]:-x}" && is_count "${lines[1]:-x}" ||
+		die "$U1's leaf on its target: $output"
+	mapfile -t al < "$BATS_TEST_TMPDIR/a.out"
+	is_count "${al[1]:-x}" && is_count "${al[2]:-x}" || die "the CAP_PERFMON leaf: ${al[*]}"
+	ga=$((al[2] - al[1])) gb=$((lines[1] - lines[0]))
+	echo "# the child's time in the CAP_PERFMON leaf: $ga ns; in $U1's: $gb ns" >&3
+	# the child ran, and the first leaf counts it: else this proves nothing
+	assert_ge "$ga" 50000000 "ns the CAP_PERFMON leaf counted while the child spun" || return 1
+	# the target itself sleeps: U1's own counter sees (almost) nothing; a
+	# set shared with the CAP_PERFMON leaf gave it the child's time
+	assert_le "$((gb * 4))" "$ga" "4 x the ns $U1's leaf counted, beside the CAP_PERFMON leaf's"
+}
+
+@test "150-hostile: a leaf is charged for the set it reads: max_counters holds while leaves and threads come and go" {
+	require_fuse
+	require_root
+	local n1
+	extra=$(extra_dir)
+	mount_extra "$extra" "max_counters=8"
+	held() { "$H/xattr" "$extra" user.perfctr.counters; }
+	as_user_argv "$U1"
+	# 6 threads for a while, then the main thread alone for a minute
+	"${AS_USER[@]}" "$H/spin" -L $((60 * SLOW)) -T 6 $((6 * SLOW)) \
+		> "$BATS_TEST_TMPDIR/spin.out" 3>&- &
+	t=$!
+	wait_file "$BATS_TEST_TMPDIR/spin.out" 6 || die "no spinner"
+	lf=$extra/all/task_clock:u/$t/simple/0
+	"${AS_USER[@]}" "$H/leafio" "$lf" read sleep=$((60000 * SLOW)) \
+		> "$BATS_TEST_TMPDIR/l1.out" 2>&1 3>&- &
+	l1=$!
+	wait_file "$BATS_TEST_TMPDIR/l1.out" 1 || die "the first leaf never read"
+	is_count "$(cat "$BATS_TEST_TMPDIR/l1.out")" || die "the first leaf: $(cat "$BATS_TEST_TMPDIR/l1.out")"
+	n1=$(held)
+	# 6, unless threads ended before the open
+	assert_ge "$n1" 2 "counters of a leaf on the 6 threads" || return 1
+	wait_until "grep -qx 'Threads:.1' /proc/$t/status" 200 || die "the spinner's threads never ended"
+	# a second leaf, charged for the one thread left
+	"${AS_USER[@]}" "$H/leafio" "$lf" read sleep=$((60000 * SLOW)) \
+		> "$BATS_TEST_TMPDIR/l2.out" 2>&1 3>&- &
+	wait_file "$BATS_TEST_TMPDIR/l2.out" 1 || die "the second leaf never read"
+	is_count "$(cat "$BATS_TEST_TMPDIR/l2.out")" || die "the second leaf: $(cat "$BATS_TEST_TMPDIR/l2.out")"
+	# the first leaf goes, and gives back its 6
+	kill "$l1"
+	wait "$l1" 2>/dev/null || true
+	wait_until "[ \"\$(held)\" -le 1 ]" 50 || true
+	# 7 more on a process of 7 threads: U1's share of 8 allows them, and
+	# the second leaf must hold 1, not the first one's set (6 + 7 = 13)
+	"${AS_USER[@]}" "$H/spin" -T 7 $((30 * SLOW)) > "$BATS_TEST_TMPDIR/spin2.out" 3>&- &
+	t2=$!
+	wait_file "$BATS_TEST_TMPDIR/spin2.out" 7 || die "no second spinner"
+	"${AS_USER[@]}" "$H/leafio" "$extra/all/task_clock:u/$t2/simple/0" read sleep=$((60000 * SLOW)) \
+		> "$BATS_TEST_TMPDIR/l3.out" 2>&1 3>&- &
+	wait_file "$BATS_TEST_TMPDIR/l3.out" 1 || die "the third leaf never answered"
+	echo "# the third leaf: $(cat "$BATS_TEST_TMPDIR/l3.out"); counters held: $(held)" >&3
+	# whatever the daemon let U1 open, it holds no more than U1's share
+	assert_le "$(held)" 8 "counters the daemon holds for $U1, with max_counters=8"
+}
+
+@test "150-hostile: a leaf opened after an exec ended its target's other counters counts on" {
+	require_root
+	local al
+	[ "$(cat /proc/sys/fs/suid_dumpable 2>/dev/null)" != 1 ] ||
+		skip "fs.suid_dumpable=1: every exec leaves its process dumpable, and perf counting it"
+	scratch=$(extra_dir)
+	# spin, which U1 may run but not read: its exec leaves U1's process
+	# not dumpable, and perf then takes every counter off it for good
+	cp "$H/spin" "$scratch/spin"
+	chmod 0711 "$scratch/spin"
+	as_user_argv "$U1"
+	"${AS_USER[@]}" /bin/sh -c "go=; trap 'go=1' USR1; echo ready
+		while [ -z \"\$go\" ]; do sleep 0.1; done
+		exec $scratch/spin $((30 * SLOW))" > "$BATS_TEST_TMPDIR/t.out" 3>&- &
+	t=$!
+	wait_file "$BATS_TEST_TMPDIR/t.out" 1 || die "no target"
+	lf=$(leaf all task_clock:u "$t" simple 0)
+	"$H/leafio" "$lf" read sh="while [ ! -e $scratch/go ]; do sleep 0.1; done" \
+		pread=0 sleep=$((3000 * SLOW)) pread=0 > "$BATS_TEST_TMPDIR/a.out" 2>&1 3>&- &
+	wait_file "$BATS_TEST_TMPDIR/a.out" 1 || die "the first leaf never read"
+	kill -USR1 "$t"
+	wait_until "[ \"\$(cat /proc/$t/comm)\" = spin ]" 100 || die "the target never ran $scratch/spin"
+	touch "$scratch/go"
+	# a second leaf, the same caller's, opened after the exec
+	run timeout $((30 * SLOW)) "$H/leafio" "$lf" pread=0 sleep=$((3000 * SLOW)) pread=0
+	wait_file "$BATS_TEST_TMPDIR/a.out" 3 || die "the first leaf: $(cat "$BATS_TEST_TMPDIR/a.out")"
+	[ "$status" -eq 0 ] && is_count "${lines[0]:-x}" && is_count "${lines[1]:-x}" ||
+		die "the second leaf: $output"
+	mapfile -t al < "$BATS_TEST_TMPDIR/a.out"
+	is_count "${al[1]:-x}" && is_count "${al[2]:-x}" || die "the first leaf: ${al[*]}"
+	echo "# over 3 s of spinning, the first leaf counted $((al[2] - al[1])) ns, the second $((lines[1] - lines[0])) ns" >&3
+	[ "${al[2]}" = "${al[1]}" ] || skip "perf kept the first leaf's counters across the exec here: nothing to prove"
+	# joining the first leaf's set, it stood still too
+	assert_ge "$((lines[1] - lines[0]))" 50000000 "ns the second leaf counted while its target spun"
 }
 
 @test "150-hostile: no counter left held" {
