@@ -1166,7 +1166,14 @@ nest_script() {
 	echo "# held $held_cpu handles on $M/all and $held_ev on $M/all/task_clock; the daemon's VmRSS grew by $grew KiB" >&3
 	assert_ge "$held_cpu" 64 "handles held on $M/all" || return 1
 	assert_ge "$held_ev" 64 "handles held on $M/all/task_clock" || return 1
-	assert_le "$grew" 16384 "growth of the daemon's VmRSS (KiB) while they were held" || return 1
+	# (root holds to no share, so as root all 8,000 are held.)  Under
+	# ASan a malloc costs shadow memory and a quarantine besides: RSS is
+	# then no measure of what a handle costs; the plain daemon's is.
+	if grep -q libasan "/proc/$PERFCTR_DAEMON_PID/maps" 2>/dev/null; then
+		echo "# the daemon runs under ASan: its VmRSS growth is not held to the bound" >&3
+	else
+		assert_le "$grew" 16384 "growth of the daemon's VmRSS (KiB) while they were held" || return 1
+	fi
 	is_count "$line" || die "a period-0 read while the handles were held: '$line'" || return 1
 	# fewer than asked: refused as a user out of its share is, with EMFILE
 	if [ "$past" != ok ]; then
