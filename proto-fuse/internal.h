@@ -17,6 +17,7 @@
  *   share.c    each user's share of the counters, directory handles
  *              and budgets
  *   budget.c   the rules of those budgets (pure, unit-tested)
+ *   siphash.c  the keyed hash of the node table's inode numbers (unit-tested)
  *
  * One mutex (pf_lock) guards every open leaf and the node table: the
  * daemon is small, the machine has few cores, and one lock keeps the
