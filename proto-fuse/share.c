@@ -99,30 +99,38 @@ static void share_put(struct pf_share *s)
 	free(s);
 }
 
-/* Take @n units (fds) of @uid's share: 0, or -EMFILE when over it. */
-int pf_share_take(uid_t uid, unsigned long n)
+/*
+ * Add @n to what @uid holds of one kind (its fds, or with @dirs its
+ * directory handles), unless that goes over @max (0: no limit; none for
+ * the daemon's own credentials): 0, -EMFILE, or -ENOMEM.
+ */
+static int share_take(uid_t uid, bool dirs, unsigned long n,
+		      unsigned long max)
 {
+	unsigned long *held;
 	struct pf_share *s;
 	int err = 0;
 
 	pthread_mutex_lock(&share_lock);
 	s = share_find(uid, true);
-	if (!s)
+	if (!s) {
 		err = -ENOMEM;
-	else if (uid != PF_UID_DAEMON && pf_opts.max_counters &&
-		 (n > pf_opts.max_counters ||
-		  s->held > pf_opts.max_counters - n))
-		err = -EMFILE;
-	else
-		s->held += n;
-	if (s)
+	} else {
+		held = dirs ? &s->dirs : &s->held;
+		if (uid != PF_UID_DAEMON && max && (n > max || *held > max - n))
+			err = -EMFILE;
+		else
+			*held += n;
 		share_put(s);
+	}
 	pthread_mutex_unlock(&share_lock);
 	return err;
 }
 
-void pf_share_give(uid_t uid, unsigned long n)
+/* Give back @n of what @uid holds of one kind (never below 0). */
+static void share_give(uid_t uid, bool dirs, unsigned long n)
 {
+	unsigned long *held;
 	struct pf_share *s;
 
 	if (!n)
@@ -130,45 +138,33 @@ void pf_share_give(uid_t uid, unsigned long n)
 	pthread_mutex_lock(&share_lock);
 	s = share_find(uid, false);
 	if (s) {
-		s->held -= n < s->held ? n : s->held;
+		held = dirs ? &s->dirs : &s->held;
+		*held -= n < *held ? n : *held;
 		share_put(s);
 	}
 	pthread_mutex_unlock(&share_lock);
+}
+
+/* Take @n units (fds) of @uid's share: 0, or -EMFILE when over it. */
+int pf_share_take(uid_t uid, unsigned long n)
+{
+	return share_take(uid, false, n, pf_opts.max_counters);
+}
+
+void pf_share_give(uid_t uid, unsigned long n)
+{
+	share_give(uid, false, n);
 }
 
 /* Take one directory handle of @uid's share: 0, or -EMFILE when over it. */
 int pf_share_dir_take(uid_t uid)
 {
-	struct pf_share *s;
-	int err = 0;
-
-	pthread_mutex_lock(&share_lock);
-	s = share_find(uid, true);
-	if (!s)
-		err = -ENOMEM;
-	else if (uid != PF_UID_DAEMON && pf_opts.max_dirs &&
-		 s->dirs >= pf_opts.max_dirs)
-		err = -EMFILE;
-	else
-		s->dirs++;
-	if (s)
-		share_put(s);
-	pthread_mutex_unlock(&share_lock);
-	return err;
+	return share_take(uid, true, 1, pf_opts.max_dirs);
 }
 
 void pf_share_dir_give(uid_t uid)
 {
-	struct pf_share *s;
-
-	pthread_mutex_lock(&share_lock);
-	s = share_find(uid, false);
-	if (s) {
-		if (s->dirs)
-			s->dirs--;
-		share_put(s);
-	}
-	pthread_mutex_unlock(&share_lock);
+	share_give(uid, true, 1);
 }
 
 /* A sysctl's number, or @fallback when it cannot be read. */
