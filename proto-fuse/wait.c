@@ -136,6 +136,22 @@ void waiter_fail(struct pf_waiter *w, int err)
 	free(w);
 }
 
+/*
+ * An interrupt @w's reader honours: end the read with EINTR, or, while
+ * its registration is still in flight, leave that to the registration.
+ */
+static void waiter_interrupt(struct pf_waiter *w)
+{
+	struct pf_file *f = w->f;
+
+	if (w->registering) {
+		w->interrupted = true;
+		return;
+	}
+	waiter_fail(w, EINTR);
+	file_kick(f);
+}
+
 static void reply_waiter(struct pf_file *f, struct pf_waiter *w)
 {
 	char buf[PF_LINE_MAX * 64];
@@ -212,7 +228,6 @@ void deferred_apply(const struct defer_check *c, unsigned int n,
 
 	for (i = 0; i < n; i++) {
 		struct pf_waiter *w = waiter_find(c[i].req);
-		struct pf_file *f;
 
 		if (!w || !w->checking)
 			continue;
@@ -221,12 +236,8 @@ void deferred_apply(const struct defer_check *c, unsigned int n,
 			if (w->level < DEFER_LEVELS - 1)
 				w->level++;
 			deferq_add(w, now);
-		} else if (w->registering) {
-			w->interrupted = true;
 		} else {
-			f = w->f;
-			waiter_fail(w, EINTR);
-			file_kick(f);
+			waiter_interrupt(w);
 		}
 	}
 }
@@ -292,7 +303,6 @@ bool pid_wants_interrupt(pid_t pid)
 void read_interrupted(fuse_req_t req, void *data)
 {
 	struct pf_waiter *w;
-	struct pf_file *f;
 	bool wanted;
 
 	(void)data;
@@ -310,12 +320,8 @@ void read_interrupted(fuse_req_t req, void *data)
 			deferq_add(w, mono_ns());
 		}
 		tick_arm(true);
-	} else if (w->registering) {
-		w->interrupted = true;
 	} else {
-		f = w->f;
-		waiter_fail(w, EINTR);
-		file_kick(f);
+		waiter_interrupt(w);
 	}
 	pthread_mutex_unlock(&pf_lock);
 }
