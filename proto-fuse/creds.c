@@ -18,8 +18,13 @@
  *    daemon's user namespace, may target the daemon;
  *  - a status that lacks any of these lines is refused (EIO): an opener is
  *    never made from a guess.
+ * "Threads:" is read too, but decides no credentials: it only spares the
+ * listing of a one-thread process's threads (counter.c), so a status
+ * without it (or with it garbled) is not refused; nr_threads is 0 then,
+ * and the threads are listed as before.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +86,11 @@ int pf_status_parse(char *buf, struct pf_status *st)
 			if (end == line + 5 || st->tgid <= 0)
 				return -EIO;
 			seen |= TGID;
+		} else if (!strncmp(line, "Threads:", 8)) {
+			long v = strtol(line + 8, &end, 10);
+
+			st->nr_threads = end == line + 8 || v <= 0 ||
+					 v > INT_MAX ? 0 : (int)v;
 		} else if (!strncmp(line, "Uid:", 4)) {
 			if (parse_ids(line + 4, st->uid))
 				return -EIO;
@@ -179,6 +189,25 @@ bool pf_creds_privileged_as(const struct pf_creds *c,
 			    const struct pf_creds *own)
 {
 	return ids_equal(c, own) && same_userns(c, own);
+}
+
+/*
+ * Whom the share of a caller whose real uid is @ruid (as the daemon's
+ * user namespace sees it) is charged to, given its user namespaces @w.
+ *
+ * In the daemon's own user namespace, its real uid, as perf charges a
+ * ring.  Below it, the owner of the outermost namespace under the
+ * daemon's: whoever made that namespace controls every uid it maps (an
+ * /etc/subuid range is 65,536 of them), and every namespace made inside
+ * it, so all of them are one user.  A namespace that is not below the
+ * daemon's (the walk never reached it) gives no owner the daemon can
+ * answer for: the real uid again, the most the daemon knows.
+ */
+uid_t pf_accountable_uid(uid_t ruid, const struct pf_userns_walk *w)
+{
+	if (!w->reached || w->depth < 1 || w->depth > PF_MAX_USERNS)
+		return ruid;
+	return w->owner[w->depth - 1];
 }
 
 /*
