@@ -6,7 +6,7 @@
 # README.md).
 #
 # Usage: tests/qemu/run.sh x86_64|x86_64-debug|x86_64-612|ppc64le
-#                          [--shell] [--no-build]
+#                          [--shell] [--no-build] [--subset]
 #
 #   x86_64-612  the same x86_64 guest and tests on Debian's Linux 6.12
 #               (linux-source-6.12, kernel/patches/6.12/, x86_64.config
@@ -20,6 +20,10 @@
 #               on the console instead of running the tests (exit the shell
 #               to power off; Ctrl-A x quits QEMU)
 #   --no-build  reuse the last kernel built for this key, do not run make
+#   --subset    x86_64: KUnit and the fixed subset of the suite in
+#               tests/qemu/subset (root and user), the stress scenarios and
+#               the permission matrix: what make check runs on 6.12, whose
+#               whole suite is make check-612 (tests/qemu/README.md)
 #
 # Output: TAP on stdout (one stream: KUnit cases, bats as root, bats as
 # user, the ppc checks, on x86_64 tests/stress's stress scenarios and
@@ -55,11 +59,12 @@ usage() { sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 
 arch=${1:-}
 [ $# -gt 0 ] && shift
-mode=test build=1
+mode=test build=1 subset=0
 for a in "$@"; do
 	case $a in
 	--shell) mode=shell ;;
 	--no-build) build=0 ;;
+	--subset) subset=1 ;;
 	*) usage ;;
 	esac
 done
@@ -111,6 +116,16 @@ slow=${PCTR_SLOW:-5}
 [[ $stress_secs =~ ^[0-9]+$ ]] || die "STRESS_SECS: a number of seconds"
 [[ $suite_to =~ ^[0-9]+$ ]] || die "PCTR_SUITE_TIMEOUT: a number of seconds"
 [ -r "$tarball" ] || die "$tarball missing (scripts/deps.sh installs $srcpkg)"
+if [ $subset = 1 ]; then
+	[ "$base" = x86_64 ] || die "--subset: x86_64 guests only"
+	# tests/qemu/subset: one bats file a line, # comments
+	[ -n "${PCTR_BATS:-}" ] ||
+		PCTR_BATS=$(sed 's/#.*//; s/[[:space:]]//g; /^$/d' "$here/subset" | paste -sd, -)
+	[ -n "$PCTR_BATS" ] || die "tests/qemu/subset lists no file"
+	for f in ${PCTR_BATS//,/ }; do
+		[ -f "$top/tests/bats/$f" ] || die "tests/qemu/subset: no tests/bats/$f"
+	done
+fi
 
 # The effective fragment: the PERFCTRFS lines only once the code exists.
 frag=$out/fragment.config
