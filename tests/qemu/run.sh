@@ -5,12 +5,15 @@
 # checks in tests/qemu/ppc (the suite too with PCTR_PPC_SUITE=1: see
 # README.md).
 #
-# Usage: tests/qemu/run.sh x86_64|x86_64-debug|x86_64-612|ppc64le
+# Usage: tests/qemu/run.sh x86_64|x86_64-debug|x86_64-612|ppc64le|ppc64le-612
 #                          [--shell] [--no-build] [--subset]
 #
 #   x86_64-612  the same x86_64 guest and tests on Debian's Linux 6.12
 #               (linux-source-6.12, kernel/patches/6.12/, x86_64.config
 #               plus x86_64-612.config); make check-612
+#   ppc64le-612  the same POWER9 guest and checks on Linux 6.12
+#               (kernel/patches/6.12/, ppc64le.config plus
+#               ppc64le-612.config if it exists)
 #   x86_64-debug  the x86_64 kernel with x86_64-debug.config merged over
 #               x86_64.config (KASAN, lockdep, debugobjects, kmemleak, the
 #               workqueue watchdog): same tests, then a kmemleak scan, and
@@ -36,12 +39,12 @@
 #
 # Cache: /var/cache/perfctrfs/<arch>-<key>/ (PERFCTRFS_CACHE overrides the
 # root; x86_64-debug: /var/cache/perfctrfs/debug/x86_64-<key>/, and
-# x86_64-612: /var/cache/perfctrfs/6.12/x86_64-<key>/, out of reach of the
-# x86_64-* globs), key = hash of the linux-source-<version> package
-# version, the config fragments and the base's kernel/patches.  src/ is the
-# pristine tree with the patches applied and the project's files linked
-# in (re-pointed at this clone on every run), obj/ the out-of-tree build,
-# so a rebuild after an edit takes seconds.
+# x86_64-612 and ppc64le-612: /var/cache/perfctrfs/6.12/<arch>-<key>/, out
+# of reach of the <arch>-* globs), key = hash of the linux-source-<version>
+# package version, the config fragments and the base's kernel/patches.
+# src/ is the pristine tree with the patches applied and the project's
+# files linked in (re-pointed at this clone on every run), obj/ the
+# out-of-tree build, so a rebuild after an edit takes seconds.
 #
 # Environment: QEMU_TIMEOUT (seconds for the whole guest run, default
 # 2400, x86_64-debug 14400), JOBS (make -j, default 2), PCTR_BATS
@@ -74,6 +77,7 @@ x86_64) tag=qemu-x86 karch=x86_64 cross= debarch=amd64 ;;
 x86_64-debug) tag=qemu-x86-debug karch=x86_64 cross= debarch=amd64 debug=1 ;;
 x86_64-612) tag=qemu-x86-612 karch=x86_64 cross= debarch=amd64 kver=6.12 ;;
 ppc64le) tag=qemu-ppc karch=powerpc cross=powerpc64le-linux-gnu- debarch=ppc64el ;;
+ppc64le-612) tag=qemu-ppc-612 karch=powerpc cross=powerpc64le-linux-gnu- debarch=ppc64el kver=6.12 ;;
 *) usage ;;
 esac
 base=${arch%-debug} # the arch proper: x86_64 or ppc64le
