@@ -198,30 +198,42 @@ static uint64_t sub_sat(uint64_t a, uint64_t b)
 }
 
 /*
+ * @f's view of a read of its shared set, in place: since its open, less
+ * what its disable and reset took out (disabled: what it froze at).
+ * Under f->line0_lock.
+ */
+static void view_apply(const struct pf_file *f, uint64_t *vals, uint64_t *ena,
+		       uint64_t *run)
+{
+	const struct pf_view *v = &f->view;
+	unsigned int m;
+
+	if (v->disabled) {
+		memcpy(vals, v->frozen, f->nr_members * sizeof(*vals));
+		*ena = v->frozen_ena;
+		*run = v->frozen_run;
+		return;
+	}
+	for (m = 0; m < f->nr_members; m++)
+		vals[m] = sub_sat(vals[m], v->base[m]);
+	*ena = sub_sat(*ena, v->base_ena);
+	*run = sub_sat(*run, v->base_run);
+}
+
+/*
  * What @f's own counters would read, from its shared set: since its open,
  * less what its disable and reset took out.  Under f->line0_lock.
  */
 static int view_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
 		       uint64_t *run)
 {
-	struct pf_view *v = &f->view;
-	unsigned int m;
-	int err;
+	int err = 0;
 
-	if (v->disabled) {
-		memcpy(vals, v->frozen, f->nr_members * sizeof(*vals));
-		*ena = v->frozen_ena;
-		*run = v->frozen_run;
-		return 0;
-	}
-	err = src_sample(f->src, vals, ena, run);
-	if (err)
-		return err;
-	for (m = 0; m < f->nr_members; m++)
-		vals[m] = sub_sat(vals[m], v->base[m]);
-	*ena = sub_sat(*ena, v->base_ena);
-	*run = sub_sat(*run, v->base_run);
-	return 0;
+	if (!f->view.disabled)
+		err = src_sample(f->src, vals, ena, run);
+	if (!err)
+		view_apply(f, vals, ena, run);
+	return err;
 }
 
 /*
@@ -267,23 +279,16 @@ _Static_assert(PF_LINE_MAX >= (PERFCTRFS_MAX_GROUP + 2) * (PF_U64_DIGITS + 1) + 
 	       "PF_LINE_MAX cannot hold the longest line");
 
 /*
- * The line of a simple or times leaf, into @buf of PF_LINE_MAX bytes;
- * returns its length.  Called on every read: one read() per perf group
- * and the digits written by hand, no snprintf and no allocation.
+ * The line of a simple or times leaf of counts @vals and times @ena and
+ * @run, into @buf of PF_LINE_MAX bytes; returns its length.  The digits
+ * written by hand, no snprintf and no allocation.
  */
-static size_t format_line(struct pf_file *f, char *buf, uint64_t *leader)
+static size_t put_line(const struct pf_file *f, char *buf,
+		       const uint64_t *vals, uint64_t ena, uint64_t run)
 {
-	uint64_t vals[PERFCTRFS_MAX_GROUP], ena, run;
 	char *p = buf;
 	unsigned int m;
 
-	if (f->src ? view_sample(f, vals, &ena, &run) :
-		     file_sample(f, vals, &ena, &run)) {
-		/* a failed read is a zero line, never a hang or garbage */
-		memset(vals, 0, sizeof(vals));
-		ena = 0;
-		run = 0;
-	}
 	for (m = 0; m < f->nr_members; m++) {
 		if (m)
 			*p++ = ' ';
@@ -296,9 +301,27 @@ static size_t format_line(struct pf_file *f, char *buf, uint64_t *leader)
 		p = pf_put_u64(p, run);
 	}
 	*p++ = '\n';
+	return p - buf;
+}
+
+/*
+ * The line of a simple or times leaf, read now, into @buf of PF_LINE_MAX
+ * bytes; returns its length.  One read() per perf group.
+ */
+static size_t format_line(struct pf_file *f, char *buf, uint64_t *leader)
+{
+	uint64_t vals[PERFCTRFS_MAX_GROUP], ena, run;
+
+	if (f->src ? view_sample(f, vals, &ena, &run) :
+		     file_sample(f, vals, &ena, &run)) {
+		/* a failed read is a zero line, never a hang or garbage */
+		memset(vals, 0, sizeof(vals));
+		ena = 0;
+		run = 0;
+	}
 	if (leader)
 		*leader = vals[0];
-	return p - buf;
+	return put_line(f, buf, vals, ena, run);
 }
 
 /* ---- readiness and replies -------------------------------------------- */
