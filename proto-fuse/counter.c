@@ -23,7 +23,8 @@
  * read such a leaf of "self" held T sets of T counters and read T of them
  * per read, so its reads cost T times more as it grew.  Now the T leaves
  * hold one set, and reads that arrive while it is being read are answered
- * by the next read of it (src_sample()).  Counters that one opener made
+ * by the next read of it, made once for all of them by whichever worker
+ * comes (src_read(); src_sample() for opens and ioctls).  Counters that one opener made
  * are never read for a caller another opener serves: see src_attach().
  */
 #include <dirent.h>
@@ -198,30 +199,42 @@ static uint64_t sub_sat(uint64_t a, uint64_t b)
 }
 
 /*
+ * @f's view of a read of its shared set, in place: since its open, less
+ * what its disable and reset took out (disabled: what it froze at).
+ * Under f->line0_lock.
+ */
+static void view_apply(const struct pf_file *f, uint64_t *vals, uint64_t *ena,
+		       uint64_t *run)
+{
+	const struct pf_view *v = &f->view;
+	unsigned int m;
+
+	if (v->disabled) {
+		memcpy(vals, v->frozen, f->nr_members * sizeof(*vals));
+		*ena = v->frozen_ena;
+		*run = v->frozen_run;
+		return;
+	}
+	for (m = 0; m < f->nr_members; m++)
+		vals[m] = sub_sat(vals[m], v->base[m]);
+	*ena = sub_sat(*ena, v->base_ena);
+	*run = sub_sat(*run, v->base_run);
+}
+
+/*
  * What @f's own counters would read, from its shared set: since its open,
  * less what its disable and reset took out.  Under f->line0_lock.
  */
 static int view_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
 		       uint64_t *run)
 {
-	struct pf_view *v = &f->view;
-	unsigned int m;
-	int err;
+	int err = 0;
 
-	if (v->disabled) {
-		memcpy(vals, v->frozen, f->nr_members * sizeof(*vals));
-		*ena = v->frozen_ena;
-		*run = v->frozen_run;
-		return 0;
-	}
-	err = src_sample(f->src, vals, ena, run);
-	if (err)
-		return err;
-	for (m = 0; m < f->nr_members; m++)
-		vals[m] = sub_sat(vals[m], v->base[m]);
-	*ena = sub_sat(*ena, v->base_ena);
-	*run = sub_sat(*run, v->base_run);
-	return 0;
+	if (!f->view.disabled)
+		err = src_sample(f->src, vals, ena, run);
+	if (!err)
+		view_apply(f, vals, ena, run);
+	return err;
 }
 
 /*
@@ -267,23 +280,16 @@ _Static_assert(PF_LINE_MAX >= (PERFCTRFS_MAX_GROUP + 2) * (PF_U64_DIGITS + 1) + 
 	       "PF_LINE_MAX cannot hold the longest line");
 
 /*
- * The line of a simple or times leaf, into @buf of PF_LINE_MAX bytes;
- * returns its length.  Called on every read: one read() per perf group
- * and the digits written by hand, no snprintf and no allocation.
+ * The line of a simple or times leaf of counts @vals and times @ena and
+ * @run, into @buf of PF_LINE_MAX bytes; returns its length.  The digits
+ * written by hand, no snprintf and no allocation.
  */
-static size_t format_line(struct pf_file *f, char *buf, uint64_t *leader)
+static size_t put_line(const struct pf_file *f, char *buf,
+		       const uint64_t *vals, uint64_t ena, uint64_t run)
 {
-	uint64_t vals[PERFCTRFS_MAX_GROUP], ena, run;
 	char *p = buf;
 	unsigned int m;
 
-	if (f->src ? view_sample(f, vals, &ena, &run) :
-		     file_sample(f, vals, &ena, &run)) {
-		/* a failed read is a zero line, never a hang or garbage */
-		memset(vals, 0, sizeof(vals));
-		ena = 0;
-		run = 0;
-	}
 	for (m = 0; m < f->nr_members; m++) {
 		if (m)
 			*p++ = ' ';
@@ -296,9 +302,27 @@ static size_t format_line(struct pf_file *f, char *buf, uint64_t *leader)
 		p = pf_put_u64(p, run);
 	}
 	*p++ = '\n';
+	return p - buf;
+}
+
+/*
+ * The line of a simple or times leaf, read now, into @buf of PF_LINE_MAX
+ * bytes; returns its length.  One read() per perf group.
+ */
+static size_t format_line(struct pf_file *f, char *buf, uint64_t *leader)
+{
+	uint64_t vals[PERFCTRFS_MAX_GROUP], ena, run;
+
+	if (f->src ? view_sample(f, vals, &ena, &run) :
+		     file_sample(f, vals, &ena, &run)) {
+		/* a failed read is a zero line, never a hang or garbage */
+		memset(vals, 0, sizeof(vals));
+		ena = 0;
+		run = 0;
+	}
 	if (leader)
 		*leader = vals[0];
-	return p - buf;
+	return put_line(f, buf, vals, ena, run);
 }
 
 /* ---- readiness and replies -------------------------------------------- */
@@ -435,9 +459,136 @@ static unsigned int poll_events(struct pf_file *f)
 /* ---- the file operations ---------------------------------------------- */
 
 /*
- * Period 0, the hot path: answered here, on the libfuse worker that took
- * the request, with one read() per perf group, no allocation and no
- * other thread.  The counters of an open file do not change until its
+ * Answer @r, a read of its leaf's shared set, from the read of the set
+ * it holds, as read_period0() would have: the line of the leaf's view,
+ * kept for reads at later offsets.  The leaf is not touched after the
+ * reply, which may be the last thing its release waited for.
+ */
+static void src_reply(struct pf_src_read *r)
+{
+	struct pf_file *f = r->f;
+	char line[PF_LINE_MAX];
+	size_t len;
+
+	if (r->err) {
+		/* a failed read is a zero line, never a hang or garbage */
+		memset(r->vals, 0, sizeof(r->vals));
+		r->ena = 0;
+		r->run = 0;
+	}
+	pthread_mutex_lock(&f->line0_lock);
+	if (!r->err || f->view.disabled)
+		view_apply(f, r->vals, &r->ena, &r->run);
+	len = put_line(f, line, r->vals, r->ena, r->run);
+	memcpy(f->line0, line, len);
+	f->line0_len = len;
+	pthread_mutex_unlock(&f->line0_lock);
+	fuse_reply_buf(r->req, line, len < r->size ? len : r->size);
+}
+
+/*
+ * A read at offset 0 of @f, a leaf of a shared set: queued, and answered
+ * by a read of the set begun after it was (struct pf_src).  The workers
+ * that come share the work and none sleeps on another: one reads the set
+ * for all the reads queued (src->reading), and goes on while more came
+ * meanwhile; the reads it has read for wait on src->ready for whoever
+ * comes first to answer them, it or a worker that brings a read of its
+ * own.  A worker leaves once no answer is waiting and no read of the set
+ * is owed that another is not making, so that however many readers pile
+ * up, one read of the set (one read() per thread of the target) answers
+ * them all, and a worker that stalls (preempted) stalls nobody else's
+ * answers but those it holds.  False (out of memory): @f is to be read
+ * the old way.
+ */
+static bool src_read(struct pf_file *f, fuse_req_t req, size_t size)
+{
+	struct pf_src *src = f->src;
+	struct pf_src_read *r, *batch;
+	uint64_t gen;
+
+	pthread_mutex_lock(&src->lock);
+	r = src->qfree;
+	if (r) {
+		src->qfree = r->next;
+	} else {
+		r = malloc(sizeof(*r));
+		if (!r) {
+			pthread_mutex_unlock(&src->lock);
+			return false;
+		}
+	}
+	r->next = NULL;
+	r->req = req;
+	r->f = f;
+	r->size = size;
+	*src->qtail = r;
+	src->qtail = &r->next;
+	src->inside++;
+	for (;;) {
+		if ((r = src->ready)) {
+			src->ready = r->next;
+			if (!src->ready)
+				src->readytail = &src->ready;
+			src->replying++;
+			pthread_mutex_unlock(&src->lock);
+			src_reply(r);
+			pthread_mutex_lock(&src->lock);
+			src->replying--;
+			r->next = src->qfree;
+			src->qfree = r;
+			continue;
+		}
+		/* the last to answer reads the set again: more will have come */
+		if (!src->q || src->reading || src->replying)
+			break;
+		/* an open's or ioctl's read (src_sample()) under way */
+		if (src->sampling) {
+			pthread_cond_wait(&src->cond, &src->lock);
+			continue;
+		}
+		batch = src->q;
+		src->q = NULL;
+		src->qtail = &src->q;
+		gen = ++src->started;
+		src->sampling = true;
+		src->reading = true;
+		pthread_mutex_unlock(&src->lock);
+		batch->err = sets_sample(src->sets, src->nr_sets,
+					 src->nr_members, src->group,
+					 batch->vals, &batch->ena, &batch->run);
+		for (r = batch->next; r; r = r->next) {
+			memcpy(r->vals, batch->vals, sizeof(r->vals));
+			r->ena = batch->ena;
+			r->run = batch->run;
+			r->err = batch->err;
+		}
+		pthread_mutex_lock(&src->lock);
+		memcpy(src->vals, batch->vals, sizeof(src->vals));
+		src->ena = batch->ena;
+		src->run = batch->run;
+		src->err = batch->err;
+		src->done = gen;
+		src->sampling = false;
+		src->reading = false;
+		pthread_cond_broadcast(&src->cond);
+		*src->readytail = batch;
+		for (r = batch; r->next; r = r->next)
+			;
+		src->readytail = &r->next;
+	}
+	/* src_free() waits for the last to leave */
+	if (!--src->inside)
+		pthread_cond_broadcast(&src->cond);
+	pthread_mutex_unlock(&src->lock);
+	return true;
+}
+
+/*
+ * Period 0, the hot path: answered without pf_lock, with one read() per
+ * perf group, and no allocation once warm.  A leaf of its own counters
+ * is answered here, on the libfuse worker that took the request; a leaf
+ * of a shared set, at offset 0, by whichever worker reads the set next
+ * for every read waiting (src_read()).  The counters of an open file do not change until its
  * release, and the kernel sends FUSE_RELEASE only once no read of the
  * file is in flight, so they are read without pf_lock, which would make
  * a read wait behind another leaf's open (perf_event_open under the
@@ -453,6 +604,8 @@ static void read_period0(fuse_req_t req, struct pf_file *f, size_t size,
 	char line[PF_LINE_MAX];
 	size_t len = 0;
 
+	if (off == 0 && f->src && src_read(f, req, size))
+		return;
 	if (off == 0) {
 		pthread_mutex_lock(&f->line0_lock);
 		len = format_line(f, line, NULL);
@@ -660,8 +813,21 @@ static void file_unhook(struct pf_file *f)
 
 static void src_free(struct pf_src *src)
 {
+	struct pf_src_read *r;
 	unsigned int s, m;
 
+	/*
+	 * Its last leaf's last read may have been answered by a worker
+	 * still answering the queue: let it leave first.
+	 */
+	pthread_mutex_lock(&src->lock);
+	while (src->inside)
+		pthread_cond_wait(&src->cond, &src->lock);
+	pthread_mutex_unlock(&src->lock);
+	while ((r = src->qfree)) {
+		src->qfree = r->next;
+		free(r);
+	}
 	for (s = 0; s < src->nr_sets; s++)
 		for (m = 0; m < src->nr_members; m++)
 			if (src->sets[s].fd[m] >= 0)
@@ -1072,6 +1238,8 @@ static void src_attach(struct pf_file *f, const struct pf_target *t,
 	src->sets = f->sets;
 	pthread_mutex_init(&src->lock, NULL);
 	pthread_cond_init(&src->cond, NULL);
+	src->qtail = &src->q;
+	src->readytail = &src->ready;
 	f->sets = NULL;
 	f->nr_sets = 0;
 	f->src = src;

@@ -8,8 +8,8 @@
  * Locking: all of it is pf_lock's, except a pf_file's line0, line0_len
  * and view, which are its line0_lock's alone (read_period0(), which reads
  * the counters without pf_lock: they do not change between open and
- * release), a shared set's sample (struct pf_src), which is its own
- * lock's, and a pf_file that is not in files[] yet or any longer (its
+ * release), a shared set's sample and queued reads (struct pf_src),
+ * which are its own lock's, and a pf_file that is not in files[] yet or any longer (its
  * open, its destruction), which is its opener's or releaser's alone.
  */
 #ifndef PERFCTRFS_FUSE_COUNTER_H
@@ -67,12 +67,25 @@ struct pf_irq_rec {
 	bool lost;
 };
 
+/* A read of a leaf at offset 0 waiting for a read of its set, or answer */
+struct pf_src_read {
+	struct pf_src_read *next;
+	fuse_req_t req;
+	struct pf_file *f;
+	size_t size;
+	int err;			/* the read of the set it got */
+	uint64_t vals[PERFCTRFS_MAX_GROUP], ena, run;
+};
+
 /*
  * One set of counters that several period-0 leaves read (counter.c: see
  * its top and src_attach()).  Its key, refs and dead are under pf_lock;
- * its sample under @lock: reads that find one under way wait for the
- * next, which one of them makes for all, so that each answer was read
- * after its request came.
+ * its sample and queues under @lock.  A read at offset 0 queues (@q) for
+ * the next read of the set and its worker joins the others in reading
+ * the set for all the queue holds and answering what was read (@ready):
+ * see src_read().  Opens and ioctls that find a read under way wait for
+ * the next (src_sample()).  Either way each answer was read after its
+ * request came.
  */
 struct pf_src {
 	struct pf_src *next;		/* in srcs, while joinable */
@@ -94,6 +107,12 @@ struct pf_src {
 	uint64_t started, done;		/* samples begun and finished */
 	int err;
 	uint64_t vals[PERFCTRFS_MAX_GROUP], ena, run;
+	struct pf_src_read *q, **qtail;	/* reads owed a read of the set */
+	struct pf_src_read *ready, **readytail;	/* ... read, to answer */
+	struct pf_src_read *qfree;	/* entries to reuse */
+	bool reading;			/* src_read() reads the set for q */
+	unsigned int replying;		/* ... answering what it read */
+	unsigned int inside;		/* workers in src_read() */
 };
 
 /* A leaf's own view of a shared set: what perf's ioctls would have done */
