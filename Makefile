@@ -10,9 +10,9 @@
 #                   qemu-x86 qemu-ppc qemu-x86-612
 #   make check-debug  the x86_64 guest on a KASAN, lockdep, kmemleak kernel
 #                   (tests/qemu/run.sh x86_64-debug; not part of make check)
-#   make check-612  the whole suite in the x86_64 guest on Linux 6.12 LTS
-#                   (tests/qemu/run.sh x86_64-612; make check runs a
-#                   subset there, see tests/qemu/README.md for the times)
+#   make check-612  Linux 6.12 LTS: the whole suite in the x86_64 guest
+#                   (make check runs a subset there) and the ppc64le
+#                   guest's POWER9 checks (tests/qemu/README.md: times)
 #   make fuzz       libFuzzer over the grammar and the daemon (FUZZ_SECONDS)
 #   make bench      perfctrfs against perf_event_open(2), ratios in one run
 #                   (BENCH_RUNS=N: N runs, each operation from its median)
@@ -31,7 +31,7 @@ check-debug:
 	scripts/check.sh qemu-x86-debug
 
 check-612:
-	scripts/check.sh qemu-x86-612-full
+	scripts/check.sh qemu-x86-612-full qemu-ppc-612
 
 check-%:
 	scripts/check.sh $*

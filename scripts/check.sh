@@ -37,13 +37,15 @@ declare -A cmd=(
 	[qemu-x86-debug]="tests/qemu/run.sh x86_64-debug"
 	[qemu-x86-612]="tests/qemu/run.sh x86_64-612 --subset"
 	[qemu-x86-612-full]="tests/qemu/run.sh x86_64-612"
+	[qemu-ppc-612]="tests/qemu/run.sh ppc64le-612"
 )
 declare -A background=([qemu-x86]=1 [qemu-ppc]=1 [qemu-x86-debug]=1
-	[qemu-x86-612]=1 [qemu-x86-612-full]=1)
+	[qemu-x86-612]=1 [qemu-x86-612-full]=1 [qemu-ppc-612]=1)
 # On 6.12, make check runs KUnit and the fixed subset of tests/qemu/subset
-# (qemu-x86-612); the whole suite there is make check-612.  Neither it
-# nor qemu-x86-debug (make check-debug) is in the default order: see
-# tests/qemu/README.md for their times.
+# (qemu-x86-612); the whole suite there and the POWER9 guest are make
+# check-612 (qemu-x86-612-full, qemu-ppc-612).  Those and qemu-x86-debug
+# (make check-debug) are not in the default order: see tests/qemu/README.md
+# for their times.
 order=(deps build qemu-x86 qemu-ppc qemu-x86-612 unit fuse tools hardening)
 [ $# -gt 0 ] && order=("$@")
 
