@@ -1180,9 +1180,11 @@ static void bench_storm(void)
 /*
  * 7: many readers.  T threads of this process, each with its own fd of
  * one path, each reading it as fast as it can for READERS_WINDOW_NS; the
- * figure is all their reads per second.  A path's T threads are made,
- * open their fds, and only then start reading together, so a perfctrfs
- * `self` leaf counts the T + 1 threads that are reading (main sleeps);
+ * figure is all their reads per second.  A path's T threads are all made
+ * before any opens its fd, and start reading together once all are open,
+ * so a perfctrfs `self` leaf always counts the T + 1 threads (main
+ * sleeps): when the first open came while threads were still being made,
+ * the daemon's counter set held 3 to 14 of 17, a different cost each run;
  * the threads run on every CPU.  Rounds alternate the order of the three
  * paths, the first is a warm-up, the figure is the median of the rest.
  * The target is on throughput: perfctrfs at least 0.9x the floor.
@@ -1201,7 +1203,7 @@ struct rd_path {
 
 struct rd_shared {
 	const struct rd_path *path;
-	pthread_barrier_t opened, go;
+	pthread_barrier_t made, opened, go;
 	volatile bool stop;
 };
 
@@ -1231,6 +1233,7 @@ static void *rd_main(void *arg)
 	int fd;
 
 	unpin_self();
+	pthread_barrier_wait(&t->sh->made);
 	fd = p->file ? open(p->file, O_RDONLY | O_CLOEXEC) : perf_task_clock(0);
 	if (fd < 0)
 		t->err = errno;
@@ -1261,6 +1264,7 @@ static double rd_round(const struct rd_path *p, int nr)
 	long ops = 0;
 	int i, err = 0;
 
+	pthread_barrier_init(&sh.made, NULL, nr + 1);
 	pthread_barrier_init(&sh.opened, NULL, nr + 1);
 	pthread_barrier_init(&sh.go, NULL, nr + 1);
 	memset(t, 0, sizeof(t));
@@ -1269,6 +1273,7 @@ static double rd_round(const struct rd_path *p, int nr)
 		if (pthread_create(&t[i].t, NULL, rd_main, &t[i]))
 			die("pthread_create");
 	}
+	pthread_barrier_wait(&sh.made);
 	pthread_barrier_wait(&sh.opened);
 	pthread_barrier_wait(&sh.go);
 	t0 = now_ns();
@@ -1281,6 +1286,7 @@ static double rd_round(const struct rd_path *p, int nr)
 		if (t[i].err && !err)
 			err = t[i].err;
 	}
+	pthread_barrier_destroy(&sh.made);
 	pthread_barrier_destroy(&sh.opened);
 	pthread_barrier_destroy(&sh.go);
 	return err ? -err : ops / (el / 1e9);
