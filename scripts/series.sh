@@ -21,19 +21,46 @@
 #     FILE_PATH_CHANGES ("does MAINTAINERS need updating?") is ignored:
 #     the MAINTAINERS entry is the series' last patch, as asked; on 6.1
 #     also EMBEDDED_FILENAME, a false positive that checkpatch fixed;
+#   - after each patch, a W=1 build of what the patch can affect, on
+#     an out-of-tree obj directory configured as tests/qemu/run.sh
+#     configures the guest (x86_64: tinyconfig + x86_64.config, + on
+#     6.12 x86_64-612.config if there is one; made again after a patch
+#     that edits a Kconfig) and prepared once:
+#       - each directory with its own Makefile or Kbuild that holds a
+#         file the patch touches, as a directory target (kernel/events/,
+#         fs/perfctrfs/: everything of it the configuration builds);
+#       - in a top-level directory or an arch's root (fs/, arch/x86/),
+#         only the touched .c and .S files' objects: their Makefile or
+#         Kbuild is read on kbuild's way down, their Kconfig by the
+#         configuration, and nothing else there is rebuilt;
+#       - arch/powerpc's files likewise with powerpc64le-linux-gnu-gcc
+#         (allnoconfig + ppc64le.config), skipped without it;
+#     it fails on make's failure, on any warning or error in a file of
+#     the series so far, and when one of the patch's C files was not
+#     compiled (configured out), and checks at the end that the x86_64
+#     configuration kept every line of the fragment.  Not built: a patch
+#     touching only Documentation/ or MAINTAINERS (no TAP line); the
+#     other users of a touched header outside those directories (e.g.
+#     arch/x86/events/ for perf_event.h); the vmlinux link, so neither
+#     whether a build hook really links an object in nor any link error:
+#     tests/qemu/run.sh links the final tree (the same tree, checked
+#     below), no intermediate one; htmldocs.  SERIES_BUILD=1 builds
+#     bzImage after every patch instead (a full kernel build first: a
+#     separate, long check), SERIES_BUILD=0 nothing;
 #   - the final tree equals what tests/qemu/run.sh builds for BASE (the
 #     base's kernel/patches applied, the clone's files laid over, compat.h
-#     resolved), in every file the tests use;
-#   - SERIES_BUILD=1 also builds the tree with W=1 after each patch
-#     (tinyconfig + tests/qemu/x86_64.config, out of tree, incremental),
-#     and fails on any warning in a file the series touches: this is a
-#     full kernel build first, so it is a separate, long check.
+#     resolved), in every file the tests use.
 #
 # The pristine tree is a git repository cached in
 # /var/cache/perfctrfs/series/BASE/ (PERFCTRFS_CACHE overrides the root),
-# made once per package version (about 3 minutes).  Output: one line per
-# check on stderr, TAP on stdout with --check; exit status non-zero on any
-# failure.
+# made once per package version (about 3 minutes); the obj directories
+# are beside it, obj-ARCH-KEY (KEY: package version, fragment, compiler).
+# JOBS: make -j for the builds (default 2).
+#
+# Output with --check: TAP on stdout, one "ok"/"not ok" line per check
+# (2 per patch, + 1 per patch and arch that builds something, + 2 at
+# the end), "1..N" last; progress and each build's time on stderr, with
+# a failing check's log; exit status non-zero on any failure.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
