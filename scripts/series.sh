@@ -21,19 +21,46 @@
 #     FILE_PATH_CHANGES ("does MAINTAINERS need updating?") is ignored:
 #     the MAINTAINERS entry is the series' last patch, as asked; on 6.1
 #     also EMBEDDED_FILENAME, a false positive that checkpatch fixed;
+#   - after each patch, a W=1 build of what the patch can affect, on
+#     an out-of-tree obj directory configured as tests/qemu/run.sh
+#     configures the guest (x86_64: tinyconfig + x86_64.config, + on
+#     6.12 x86_64-612.config if there is one; made again after a patch
+#     that edits a Kconfig) and prepared once:
+#       - each directory with its own Makefile or Kbuild that holds a
+#         file the patch touches, as a directory target (kernel/events/,
+#         fs/perfctrfs/: everything of it the configuration builds);
+#       - in a top-level directory or an arch's root (fs/, arch/x86/),
+#         only the touched .c and .S files' objects: their Makefile or
+#         Kbuild is read on kbuild's way down, their Kconfig by the
+#         configuration, and nothing else there is rebuilt;
+#       - arch/powerpc's files likewise with powerpc64le-linux-gnu-gcc
+#         (allnoconfig + ppc64le.config), skipped without it;
+#     it fails on make's failure, on any warning or error in a file of
+#     the series so far, and when one of the patch's C files was not
+#     compiled (configured out), and checks at the end that the x86_64
+#     configuration kept every line of the fragment.  Not built: a patch
+#     touching only Documentation/ or MAINTAINERS (no TAP line); the
+#     other users of a touched header outside those directories (e.g.
+#     arch/x86/events/ for perf_event.h); the vmlinux link, so neither
+#     whether a build hook really links an object in nor any link error:
+#     tests/qemu/run.sh links the final tree (the same tree, checked
+#     below), no intermediate one; htmldocs.  SERIES_BUILD=1 builds
+#     bzImage after every patch instead (a full kernel build first: a
+#     separate, long check), SERIES_BUILD=0 nothing;
 #   - the final tree equals what tests/qemu/run.sh builds for BASE (the
 #     base's kernel/patches applied, the clone's files laid over, compat.h
-#     resolved), in every file the tests use;
-#   - SERIES_BUILD=1 also builds the tree with W=1 after each patch
-#     (tinyconfig + tests/qemu/x86_64.config, out of tree, incremental),
-#     and fails on any warning in a file the series touches: this is a
-#     full kernel build first, so it is a separate, long check.
+#     resolved), in every file the tests use.
 #
 # The pristine tree is a git repository cached in
 # /var/cache/perfctrfs/series/BASE/ (PERFCTRFS_CACHE overrides the root),
-# made once per package version (about 3 minutes).  Output: one line per
-# check on stderr, TAP on stdout with --check; exit status non-zero on any
-# failure.
+# made once per package version (about 3 minutes); the obj directories
+# are beside it, obj-ARCH-KEY (KEY: package version, fragment, compiler).
+# JOBS: make -j for the builds (default 2).
+#
+# Output with --check: TAP on stdout, one "ok"/"not ok" line per check
+# (2 per patch, + 1 per patch and arch that builds something, + 2 at
+# the end), "1..N" last; progress and each build's time on stderr, with
+# a failing check's log; exit status non-zero on any failure.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
@@ -70,7 +97,7 @@ flock -w 3600 9 || die "$work stayed locked for an hour"
 version=$(dpkg-query -W -f='${Version}' "$srcpkg" 2>/dev/null || stat -c '%s %Y' "$tarball")
 if [ "$(cat "$work/version" 2>/dev/null)" != "$version" ] || [ ! -d "$tree/.git" ]; then
 	say "extracting $tarball into a git repository (once per version)"
-	rm -rf "$tree" "$work/version" "$work/obj"
+	rm -rf "$tree" "$work/version" "$work/obj" "$work"/obj-*
 	mkdir -p "$tree"
 	tar -xJf "$tarball" -C "$tree" --strip-components=1
 	# Debian's source package ignores everything (/* in .gitignore): -f
@@ -378,20 +405,180 @@ make_series
 
 # ---------------------------------------------------------------- the check
 n=0 rc=0
-tap() {	# tap OK|FAIL description
+tap() {	# tap OK|FAIL|SKIP description [why skipped]
 	n=$((n + 1))
-	if [ "$1" = OK ]; then echo "ok $n $2"; else echo "not ok $n $2"; rc=1; fi
+	case $1 in
+	OK) echo "ok $n $2" ;;
+	SKIP) echo "ok $n $2 # SKIP $3" ;;
+	*) echo "not ok $n $2"; rc=1 ;;
+	esac
 }
-obj=$work/obj
-# tests/qemu's x86_64 configuration, merged again after every patch: a
-# symbol its Kconfig entry did not exist for yet takes its value now.
-configure() {
-	local frag=$work/fragment.config
-	grep -E '^CONFIG_|^# CONFIG_[A-Z0-9_]+ is not set$' "$top/tests/qemu/x86_64.config" > "$frag"
-	mkdir -p "$obj"
-	[ -f "$obj/.config" ] || make -s -C "$tree" O="$obj" ARCH=x86_64 tinyconfig
-	(cd "$tree" && scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" "$frag" > /dev/null)
-	make -s -C "$tree" O="$obj" ARCH=x86_64 olddefconfig
+
+# ------------------------------------------------ the per-patch build
+# One out-of-tree obj directory per arch, configured as tests/qemu/run.sh
+# configures that arch's guest kernel and prepared once, kept between
+# runs: $work/obj-ARCH-KEY, KEY a hash of the package version, the
+# fragment and the compiler's version, so that a rerun only recompiles
+# what the series' files (rewritten by git am on every run) feed.
+cross_ppc=powerpc64le-linux-gnu-
+declare -A kobj
+frag_for() {	# frag_for ARCH: the config lines tests/qemu/run.sh merges for ARCH on BASE
+	local v=$top/tests/qemu/$1-${base//./}.config
+	{
+		cat "$top/tests/qemu/$1.config"
+		# a newer base's own lines (x86_64-612.config), as run.sh does
+		if [ "$base" != 6.1 ] && [ -f "$v" ]; then cat "$v"; fi
+	} | grep -E '^CONFIG_|^# CONFIG_[A-Z0-9_]+ is not set$'
+}
+kmake() {	# kmake ARCH MAKE-ARGUMENTS...
+	local arch=$1
+	shift
+	case $arch in
+	x86_64) make -C "$tree" O="${kobj[$arch]}" ARCH=x86_64 "$@" ;;
+	ppc64le) make -C "$tree" O="${kobj[$arch]}" ARCH=powerpc CROSS_COMPILE=$cross_ppc "$@" ;;
+	esac
+}
+configure() {	# configure ARCH: from scratch, as run.sh does, for this tree
+	local arch=$1
+	if [ "$arch" = x86_64 ]; then
+		kmake "$arch" tinyconfig &&
+			(cd "$tree" && scripts/kconfig/merge_config.sh -m -O "${kobj[$arch]}" \
+				"${kobj[$arch]}/.config" "$work/$arch.config") &&
+			kmake "$arch" olddefconfig
+	else
+		kmake "$arch" KCONFIG_ALLCONFIG="$work/$arch.config" allnoconfig
+	fi
+}
+setup_obj() {	# setup_obj ARCH: kobj[ARCH] configured for this tree, prepared
+	local arch=$1 cc=gcc key o d
+	[ "$arch" = ppc64le ] && cc=${cross_ppc}gcc
+	frag_for "$arch" > "$work/$arch.config" || return 1
+	key=$({ echo "$version"; cat "$work/$arch.config"; "$cc" --version | head -n 1; } |
+		sha256sum | cut -c1-12)
+	o=$work/obj-$arch-$key
+	for d in "$work/obj" "$work/obj-$arch"-*; do	# older keys (obj: before keys)
+		[ "$d" = "$o" ] || rm -rf "$d"
+	done
+	kobj[$arch]=$o
+	mkdir -p "$o"
+	configure "$arch" || return 1
+	[ -f "$o/.series-prepared" ] && return 0
+	kmake "$arch" -j"${JOBS:-2}" W=1 prepare && touch "$o/.series-prepared"
+}
+
+# What a patch can affect, to build on ARCH (one per line):
+#  - a directory with its own Makefile or Kbuild that holds a touched
+#    file (the nearest one above it: fs/perfctrfs/, kernel/events/), as a
+#    directory target: every object of it this configuration builds;
+#  - but where that directory is a top-level one or an arch's root (fs/,
+#    kernel/, arch/x86/: hundreds of objects, touched only at a build
+#    hook or by one file of ours), the touched .c and .S files' objects
+#    alone; their Makefile or Kbuild is read on the way down (kbuild
+#    descends from the top for single targets too), their Kconfig by the
+#    configuration;
+#  - nothing for Documentation/, MAINTAINERS, include/ (a header is
+#    compiled by the touched directories that include it), scripts/,
+#    tools/, top-level files, another arch's files; arch-independent
+#    directories on x86_64 only.
+mine() {	# mine ARCH FILE...: the FILEs that ARCH's build can compile
+	local arch=$1 karch=x86 f
+	shift
+	[ "$arch" = ppc64le ] && karch=powerpc
+	for f in "$@"; do
+		case $f in
+		Documentation/* | MAINTAINERS | include/* | scripts/* | tools/*) ;;
+		arch/"$karch"/*) echo "$f" ;;
+		arch/*) ;;
+		*/*) [ "$arch" = x86_64 ] && echo "$f" ;;
+		esac
+	done
+	return 0
+}
+targets() {	# targets ARCH FILE...
+	local f d
+	mine "$@" | while IFS= read -r f; do
+		d=${f%/*}
+		while [ "$d" != . ] && [ ! -f "$tree/$d/Makefile" ] && [ ! -f "$tree/$d/Kbuild" ]; do
+			d=$(dirname "$d")
+		done
+		[ "$d" = . ] && continue
+		if [ "$d" = "${d%%/*}" ] || [[ $d =~ ^arch/[^/]+$ ]]; then
+			case $f in *.c | *.S) echo "${f%.*}.o" ;; esac
+		else
+			echo "$d/"
+		fi
+	done | LC_ALL=C sort -u
+}
+
+# The series' files so far as regular expressions: a warning names one as
+# /abs/tree/fs/perfctrfs/super.c:12:, fs/perfctrfs/super.o: (objtool) or
+# fs/perfctrfs/Kconfig:3: (kconfig).
+ours() {
+	g diff --name-only pristine HEAD |
+		sed -e 's/\.[chS]$//' -e 's/[]\\.*^$+?(){}|[]/\\&/g' -e 's,^,(^|/),' -e 's,$,[.:],'
+}
+
+# build_patch ARCH NAME FILE...: this patch's targets on ARCH, one TAP line
+build_patch() {
+	local arch=$1 name=$2 t0=$SECONDS what ok=1 log=$work/build-$1.log
+	shift 2
+	local -a tg
+	if [ "${SERIES_BUILD:-0}" = 1 ] && [ "$arch" = x86_64 ]; then
+		tg=(bzImage)
+	else
+		mapfile -t tg < <(targets "$arch" "$@")
+	fi
+	[ ${#tg[@]} -gt 0 ] || return 0
+	what="$name builds with W=1 on $arch (${tg[*]}): its C files compiled, no warning in the series' files"
+	if [ "$arch" = ppc64le ] && ! command -v "${cross_ppc}gcc" > /dev/null; then
+		tap SKIP "$what" "no ${cross_ppc}gcc"
+		return 0
+	fi
+	: > "$log"
+	if [ -z "${kobj[$arch]:-}" ]; then
+		# the first build on ARCH: configured for this tree, prepared
+		setup_obj "$arch" >> "$log" 2>&1 || ok=0
+		say "$arch: ${kobj[$arch]##*/} configured and prepared: $((SECONDS - t0))s"
+	elif printf '%s\n' "$@" | grep -qE '(^|/)Kconfig'; then
+		# a Kconfig edit can change the configuration: made again
+		configure "$arch" >> "$log" 2>&1 || ok=0
+	fi
+	touch "$work/build.stamp"
+	[ $ok = 1 ] && { kmake "$arch" -s -j"${JOBS:-2}" W=1 "${tg[@]}" >> "$log" 2>&1 || ok=0; }
+	grep -E 'warning:|error:|WARNING:' "$log" | grep -E -f <(ours) > "$work/ours.warnings" || true
+	[ -s "$work/ours.warnings" ] && ok=0
+	# git am wrote every file the patch touches: each of its .c and .S
+	# files this arch can build must have been compiled now, not left
+	# out by the configuration (nor an older run's object kept)
+	mine "$arch" "$@" | grep -E '\.[cS]$' | while IFS= read -r f; do
+		f=${kobj[$arch]}/${f%.*}.o
+		[ "$f" -nt "$work/build.stamp" ] || echo "not compiled: ${f#"${kobj[$arch]}"/}"
+	done >> "$work/ours.warnings"
+	[ -s "$work/ours.warnings" ] && ok=0
+	say "$name: $arch W=1 ${tg[*]}: $((SECONDS - t0))s"
+	if [ $ok = 1 ]; then
+		tap OK "$what"
+	else
+		tap FAIL "$what"
+		{ cat "$work/ours.warnings"; tail -n 30 "$log"; } >&2
+	fi
+}
+
+# The configuration the builds ended with keeps every line of run.sh's
+# fragment: the series' code (PERFCTRFS, PERFCTRFS_ARCH, the KUnit
+# tests) was really built, not configured out.
+verify_config() {	# verify_config ARCH
+	local line missing=()
+	[ -n "${kobj[$1]:-}" ] || return 0
+	while IFS= read -r line; do
+		grep -qxF -- "$line" "${kobj[$1]}/.config" || missing+=("$line")
+	done < "$work/$1.config"
+	if [ ${#missing[@]} -eq 0 ]; then
+		tap OK "$1: the last build's configuration has every line of tests/qemu's fragment"
+	else
+		tap FAIL "$1: the last build's configuration has every line of tests/qemu's fragment"
+		printf 'lost: %s\n' "${missing[@]}" >&2
+	fi
 }
 
 # 6.1's checkpatch finds "fs/Kconfig" inside source "fs/perfctrfs/Kconfig"
@@ -401,6 +588,8 @@ configure() {
 ignore=
 [ "$base" = 6.1 ] && ignore=,EMBEDDED_FILENAME
 fresh check
+archs=(x86_64 ppc64le)
+[ "${SERIES_BUILD:-1}" = 0 ] && archs=()
 mapfile -t series < <(find "$out" -name '0*.patch' ! -name '0000-*' | LC_ALL=C sort)
 for p in "${series[@]}"; do
 	name=${p##*/}
@@ -418,21 +607,14 @@ for p in "${series[@]}"; do
 		tap FAIL "$name passes checkpatch.pl --strict"
 		cat "$work/checkpatch.log" >&2
 	fi
-	if [ "${SERIES_BUILD:-0}" = 1 ]; then
-		t0=$SECONDS
-		configure > "$work/configure.log" 2>&1
-		build_ok=1
-		make -C "$tree" O="$obj" ARCH=x86_64 -j"${JOBS:-2}" W=1 bzImage > "$work/build.log" 2>&1 || build_ok=0
-		files=$(g diff --name-only HEAD~1 HEAD | sed 's/\.[ch]$//' | sort -u)
-		warn=$(grep -E 'warning:|error:' "$work/build.log" | grep -F -f <(echo "$files") || true)
-		if [ $build_ok = 1 ] && [ -z "$warn" ]; then
-			tap OK "$name builds with W=1, no warning in its files ($((SECONDS - t0))s)"
-		else
-			tap FAIL "$name builds with W=1, no warning in its files ($((SECONDS - t0))s)"
-			{ echo "$warn"; tail -n 20 "$work/build.log"; } >&2
-		fi
-	fi
+	mapfile -t touched < <(g diff --name-only HEAD~1 HEAD)
+	for a in "${archs[@]}"; do
+		build_patch "$a" "$name" "${touched[@]}"
+	done
 done
+# (ppc64le builds one file, at one patch: its configuration is the one
+# of that patch's tree, so it is not compared with the final tree's)
+[ ${#archs[@]} -gt 0 ] && verify_config x86_64
 
 # What the tests ran: the base's kernel/patches, the clone's files laid
 # over, compat.h resolved, the KUnit Kconfig as it is.
