@@ -4,17 +4,24 @@
 #                   the tools' perfctr-helper)
 #   make check      install what is missing, build everything, run every
 #                   test stage: unit, FUSE suite, x86_64 and ppc64le
-#                   kernels in QEMU (scripts/check.sh)
+#                   kernels on Linux 6.1 in QEMU (scripts/check.sh)
 #   make check-STAGE  one stage: deps build unit fuse tools hardening
-#                   qemu-x86 qemu-ppc
+#                   qemu-x86 qemu-ppc, and outside make check qemu-x86-612
+#                   (6.12 with the suite's subset in tests/qemu/subset)
 #   make check-debug  the x86_64 guest on a KASAN, lockdep, kmemleak kernel
 #                   (tests/qemu/run.sh x86_64-debug; not part of make check)
+#   make check-612  Linux 6.12 LTS: the whole suite in the x86_64 guest and
+#                   the ppc64le guest's POWER9 checks (not part of make
+#                   check: tests/qemu/README.md has the times that decided)
+#   make check-series  the kernel part as a patch series on 6.1 and 6.12:
+#                   git am, checkpatch --strict and a W=1 build after each
+#                   patch, the final tree against the tested one
 #   make fuzz       libFuzzer over the grammar and the daemon (FUZZ_SECONDS)
 #   make bench      perfctrfs against perf_event_open(2), ratios in one run
 #                   (BENCH_RUNS=N: N runs, each operation from its median)
 #   make install    daemon, tools, man pages, systemd unit (DESTDIR, PREFIX)
 
-.PHONY: all check check-debug bench fuzz install uninstall clean
+.PHONY: all check check-debug check-612 check-series bench fuzz install uninstall clean
 all:
 	$(MAKE) -C tests/unit
 	$(MAKE) -C proto-fuse
@@ -25,6 +32,12 @@ check:
 
 check-debug:
 	scripts/check.sh qemu-x86-debug
+
+check-612:
+	scripts/check.sh qemu-x86-612-full qemu-ppc-612
+
+check-series:
+	scripts/check.sh series-6.1 series-6.12
 
 check-%:
 	scripts/check.sh $*

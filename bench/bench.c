@@ -21,8 +21,8 @@
  * Output: one tab-separated row per measurement on stdout:
  *   R <op> <path> <value> <unit> <vs perf> <vs floor> <target>
  * ("-" where a column does not apply); notes on stderr.  bench/run.sh turns
- * the rows into the table.  BENCH_ONLY=reads,readdir,scale,storm,stream
- * runs only the parts named.
+ * the rows into the table.  BENCH_ONLY=reads,readdir,scale,storm,readers,
+ * syswide,stream runs only the parts named.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -54,6 +54,7 @@
 #define NCHILD		2000	/* live processes for the pid-level readdir */
 #define NSCALE		10000	/* leaves open at once */
 #define STREAM_REPS	3
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define GROUP_EVENTS	"task_clock+page_faults+context_switches+cpu_migrations"
 
 static bool kernel_mode;
@@ -816,7 +817,14 @@ static void bench_scale(void)
 	if (spawn_children(1))
 		die("fork");
 	sleeper = children[0];
-	snprintf(rel, sizeof(rel), "all/task_clock/%d/simple/0", (int)sleeper);
+	/*
+	 * The daemon reads the period-0 leaves of one target through one
+	 * shared set of counters, so 10,000 of them would hold one counter;
+	 * a count period keeps counters of its own for each leaf (and never
+	 * fires: the sleeper's clock stands still).
+	 */
+	snprintf(rel, sizeof(rel), "all/task_clock/%d/simple/%s", (int)sleeper,
+		 kernel_mode ? "0" : "1000000000000");
 	path_of(leaf, sizeof(leaf), rel);
 
 	scale_run(&p, open_perf, &sleeper, "scale: perf 1000-10000");
@@ -1167,11 +1175,261 @@ static void bench_storm(void)
 	waitpid(pid, NULL, 0);
 }
 
+/* ------------------------------------------------------------ 7, 8 */
+
+/*
+ * 7: many readers.  T threads of this process, each with its own fd of
+ * one path, each reading it as fast as it can for READERS_WINDOW_NS; the
+ * figure is all their reads per second.  A path's T threads are all made
+ * before any opens its fd, and start reading together once all are open,
+ * so a perfctrfs `self` leaf always counts the T + 1 threads (main
+ * sleeps): when the first open came while threads were still being made,
+ * the daemon's counter set held 3 to 14 of 17, a different cost each run;
+ * the threads run on every CPU.  Rounds alternate the order of the three
+ * paths, the first is a warm-up, the figure is the median of the rest.
+ * The target is on throughput: perfctrfs at least 0.9x the floor.
+ */
+#define READERS_MAX		16
+#define READERS_ROUNDS		5
+#define READERS_WINDOW_NS	200e6
+
+struct rd_path {
+	const char *name;
+	const char *file;		/* NULL: perf_event_open */
+	int err;
+	double s[READERS_ROUNDS];
+	double median;
+};
+
+struct rd_shared {
+	const struct rd_path *path;
+	pthread_barrier_t made, opened, go;
+	volatile bool stop;
+};
+
+struct rd_thread {
+	pthread_t t;
+	struct rd_shared *sh;
+	long ops;
+	int err;
+};
+
+static void unpin_self(void)
+{
+	cpu_set_t set;
+	long i, n = sysconf(_SC_NPROCESSORS_CONF);
+
+	CPU_ZERO(&set);
+	for (i = 0; i < n && i < CPU_SETSIZE; i++)
+		CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *rd_main(void *arg)
+{
+	struct rd_thread *t = arg;
+	const struct rd_path *p = t->sh->path;
+	char b[256];
+	int fd;
+
+	unpin_self();
+	pthread_barrier_wait(&t->sh->made);
+	fd = p->file ? open(p->file, O_RDONLY | O_CLOEXEC) : perf_task_clock(0);
+	if (fd < 0)
+		t->err = errno;
+	pthread_barrier_wait(&t->sh->opened);
+	pthread_barrier_wait(&t->sh->go);
+	while (fd >= 0 && !t->sh->stop) {
+		ssize_t n = p->file ? pread(fd, b, sizeof(b), 0) :
+				      read(fd, b, sizeof(b));
+
+		if (n <= 0) {
+			t->err = n ? errno : EIO;
+			break;
+		}
+		t->ops++;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* @nr threads reading @p for one window: reads per second, or -errno */
+static double rd_round(const struct rd_path *p, int nr)
+{
+	struct rd_thread t[READERS_MAX];
+	struct rd_shared sh = { .path = p };
+	struct timespec win = { 0, (long)READERS_WINDOW_NS };
+	double t0, el;
+	long ops = 0;
+	int i, err = 0;
+
+	pthread_barrier_init(&sh.made, NULL, nr + 1);
+	pthread_barrier_init(&sh.opened, NULL, nr + 1);
+	pthread_barrier_init(&sh.go, NULL, nr + 1);
+	memset(t, 0, sizeof(t));
+	for (i = 0; i < nr; i++) {
+		t[i].sh = &sh;
+		if (pthread_create(&t[i].t, NULL, rd_main, &t[i]))
+			die("pthread_create");
+	}
+	pthread_barrier_wait(&sh.made);
+	pthread_barrier_wait(&sh.opened);
+	pthread_barrier_wait(&sh.go);
+	t0 = now_ns();
+	nanosleep(&win, NULL);
+	sh.stop = true;
+	el = now_ns() - t0;
+	for (i = 0; i < nr; i++) {
+		pthread_join(t[i].t, NULL);
+		ops += t[i].ops;
+		if (t[i].err && !err)
+			err = t[i].err;
+	}
+	pthread_barrier_destroy(&sh.made);
+	pthread_barrier_destroy(&sh.opened);
+	pthread_barrier_destroy(&sh.go);
+	return err ? -err : ops / (el / 1e9);
+}
+
+static void bench_readers(void)
+{
+	static const int counts[] = { 1, 2, 4, 8, 16 };
+	char leaf[512], floorfile[512], op[32], tgt[32];
+	struct rd_path p[3] = {
+		{ .name = "perf read()" },
+		{ .name = "perfctrfs pread()", .file = leaf },
+		{ .name = kernel_mode ? "floor pread(/proc/uptime)" :
+					"floor pread(nullfs)",
+		  .file = floorfile },
+	};
+	unsigned int k;
+	int r, i, j;
+
+	path_of(leaf, sizeof(leaf), "all/task_clock/self/simple/0");
+	if (kernel_mode)
+		snprintf(floorfile, sizeof(floorfile), "/proc/uptime");
+	else
+		snprintf(floorfile, sizeof(floorfile), "%s/line", nullmnt);
+	snprintf(tgt, sizeof(tgt), ">=0.9x floor");
+	for (k = 0; k < ARRAY_SIZE(counts); k++) {
+		int nr = counts[k];
+
+		/* the guest has 2 CPUs and a slow clock: 1 and 2 readers */
+		if (kernel_mode && nr > 2)
+			break;
+		for (i = 0; i < 3; i++)
+			p[i].err = 0;
+		for (r = -1; r < READERS_ROUNDS; r++) {
+			for (j = 0; j < 3; j++) {
+				double v;
+
+				i = (r & 1) ? 2 - j : j;
+				if (p[i].err)
+					continue;
+				v = rd_round(&p[i], nr);
+				if (v < 0)
+					p[i].err = -v;
+				else if (r >= 0)
+					p[i].s[r] = v;
+			}
+		}
+		snprintf(op, sizeof(op), "7 readers %d", nr);
+		for (i = 0; i < 3; i++) {
+			if (p[i].err) {
+				emit_err(op, p[i].name, p[i].err);
+				p[i].median = NAN;
+				continue;
+			}
+			p[i].median = median(p[i].s, READERS_ROUNDS);
+		}
+		for (i = 0; i < 3; i++) {
+			double vp, vf;
+
+			if (p[i].err)
+				continue;
+			vp = p[i].median / p[0].median;
+			vf = p[i].median / p[2].median;
+			emit(op, p[i].name, p[i].median, "reads/s", vp, vf,
+			     i == 1 ? tgt : NULL, i == 1 && vf >= 0.9);
+		}
+	}
+}
+
+/*
+ * 8: the cold open of a system-wide leaf (one counter per online CPU)
+ * against perf opening, reading and closing one counter per online CPU.
+ */
+static int nr_online;
+static int online[1024];
+
+static int op_cold_perf_cpus(void *arg)
+{
+	int fd[1024], i, n = 0, err = 0;
+
+	(void)arg;
+	for (i = 0; i < nr_online; i++) {
+		struct perf_event_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_CPU_CLOCK;
+		fd[i] = syscall(SYS_perf_event_open, &a, -1, online[i], -1,
+				PERF_FLAG_FD_CLOEXEC);
+		if (fd[i] < 0) {
+			err = errno;
+			break;
+		}
+		n++;
+	}
+	for (i = 0; i < n && !err; i++)
+		if (read(fd[i], buf, sizeof(buf)) <= 0)
+			err = errno ? errno : EIO;
+	for (i = 0; i < n; i++)
+		close(fd[i]);
+	return err;
+}
+
+static void bench_system_wide(void)
+{
+	char leaf[512], floorfile[512], name[64];
+	long i, n = sysconf(_SC_NPROCESSORS_CONF);
+
+	nr_online = 0;
+	for (i = 0; i < n && nr_online < (int)ARRAY_SIZE(online); i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), "%s/%ld", mnt, i);
+		if (!access(p, F_OK))
+			online[nr_online++] = i;
+	}
+	path_of(leaf, sizeof(leaf), "all/cpu_clock/all/simple/0");
+	if (kernel_mode)
+		snprintf(floorfile, sizeof(floorfile), "/proc/uptime");
+	else
+		snprintf(floorfile, sizeof(floorfile), "%s/line", nullmnt);
+	snprintf(name, sizeof(name), "perf open+read+close x %d CPUs",
+		 nr_online);
+	{
+		struct cand c[3] = {
+			CAND(name, op_cold_perf_cpus, NULL),
+			CAND("perfctrfs all/cpu_clock/all open+read+close",
+			     op_cold_file, leaf),
+			CAND(kernel_mode ? "floor /proc/uptime" : "floor nullfs",
+			     op_cold_file, floorfile),
+		};
+
+		compare(c, 3);
+		report("8 cold system-wide", c, 3, 0, 0);
+	}
+}
+
 /* ------------------------------------------------------------ main */
 
 /*
  * BENCH_ONLY, a comma-separated list of reads, readdir, scale, storm,
- * stream, runs only those parts (all when unset), to profile one operation.
+ * readers, syswide, stream, runs only those parts (all when unset), to profile one operation.
  */
 static bool wanted(const char *part)
 {
@@ -1240,6 +1498,14 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "bench: storm done\n");
 	}
 	/* the faulter takes the last CPU, we (the reader) the first */
+	if (wanted("readers")) {
+		bench_readers();
+		fprintf(stderr, "bench: readers done\n");
+	}
+	if (wanted("syswide")) {
+		bench_system_wide();
+		fprintf(stderr, "bench: system-wide done\n");
+	}
 	if (wanted("stream")) {
 		bench_stream();
 		fprintf(stderr, "bench: streaming done\n");

@@ -10,8 +10,9 @@
 # whose ranked figure is the median (the lower one for an even count),
 # all its rows from that run.  The ranked figure is that of the
 # operation's first row with a target, else its first perfctrfs row, else
-# its first row.  A row's figure is its ratio to perf (else to the floor)
-# for a perfctrfs row, its own value for a reference row.
+# its first row.  A row's figure is its ratio to perf (else to the floor;
+# to the floor first when its target is on the floor) for a perfctrfs
+# row, its own value for a reference row.
 #
 # Output: the chosen rows with two more columns: the row's figure over
 # the runs as "min to max (n runs)" (a row without a figure, such as a
@@ -28,6 +29,9 @@ function ours() {
 }
 
 function figure() {
+	# a target on the floor (the readers' throughput) ranks by it
+	if (ours() && $9 ~ /floor/ && $8 != "-")
+		return $8
 	if (ours() && $7 != "-")
 		return $7
 	if (ours() && $8 != "-")

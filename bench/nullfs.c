@@ -18,14 +18,17 @@
  * 3600 s on directories, st_size 4096 on leaves, direct_io and no
  * keep_cache at open, READDIRPLUS always (not _AUTO), /big's names listed
  * by readdirplus without an entry (as the daemon lists numbered pids), no
- * AUTO_INVAL_DATA, -o default_permissions, the multithreaded loop with at
- * most 10 threads.
+ * AUTO_INVAL_DATA, -o default_permissions, the multithreaded loop with
+ * the daemon's worker pool: 4 threads per CPU it may run on, 10 to 256,
+ * or -o max_threads=N (proto-fuse/main.c).
  *
  * Usage: nullfs [libfuse options] <mountpoint>   (-f to stay in front)
  */
 #define FUSE_USE_VERSION 314
 #include <fuse_lowlevel.h>
 #include <errno.h>
+#include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,9 +302,32 @@ static unsigned int env_count(const char *name, unsigned int def)
 	return def;
 }
 
+/* the daemon's default_threads() */
+static unsigned int default_threads(void)
+{
+	cpu_set_t set;
+	unsigned long n = 1;
+
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+		n = CPU_COUNT(&set);
+	n *= 4;
+	return n < 10 ? 10 : n > 256 ? 256 : n;
+}
+
+struct nf_cmdline {
+	char *max_threads;
+};
+
+static const struct fuse_opt nf_opts[] = {
+	{ "max_threads=%s", offsetof(struct nf_cmdline, max_threads), 0 },
+	FUSE_OPT_END
+};
+
 int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct nf_cmdline cl = { 0 };
+	unsigned int threads;
 	struct fuse_cmdline_opts opts;
 	struct fuse_loop_config *cfg;
 	struct fuse_session *se;
@@ -309,6 +335,15 @@ int main(int argc, char *argv[])
 
 	nentries = env_count("NULLFS_ENTRIES", nentries);
 	nbig = env_count("NULLFS_BIG", nbig);
+	if (fuse_opt_parse(&args, &cl, nf_opts, NULL) == -1)
+		return 1;
+	threads = default_threads();
+	if (cl.max_threads &&
+	    (parse_index(cl.max_threads, 1025, &threads) || !threads)) {
+		fprintf(stderr, "nullfs: max_threads= must be 1 to 1024\n");
+		return 1;
+	}
+	free(cl.max_threads);
 	if (fuse_parse_cmdline(&args, &opts) != 0)
 		return 1;
 	if (!opts.mountpoint) {
@@ -335,7 +370,7 @@ int main(int argc, char *argv[])
 		if (!cfg)
 			goto out_unmount;
 		fuse_loop_cfg_set_clone_fd(cfg, opts.clone_fd);
-		fuse_loop_cfg_set_max_threads(cfg, 10);
+		fuse_loop_cfg_set_max_threads(cfg, threads);
 		ret = fuse_session_loop_mt(se, cfg);
 		fuse_loop_cfg_destroy(cfg);
 	}

@@ -54,7 +54,9 @@ for a in sh mount umount mkdir cat grep echo reboot sleep uname nproc sync; do
 done
 cp "$top/bench/bench-static" "$root/bin/bench"
 : > "$root/bench.env"
-[ -n "${BENCH_PROFILE:-}" ] && echo "export BENCH_PROFILE=1" > "$root/bench.env"
+[ -n "${BENCH_PROFILE:-}" ] && echo "export BENCH_PROFILE=1" >> "$root/bench.env"
+# BENCH_ONLY's parts are letters, digits and commas: safe to pass as is
+[[ ${BENCH_ONLY:-} =~ ^[a-z0-9,]+$ ]] && echo "export BENCH_ONLY=$BENCH_ONLY" >> "$root/bench.env"
 cat > "$root/init" <<'EOF'
 #!/bin/sh
 export PATH=/bin

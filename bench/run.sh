@@ -13,7 +13,8 @@
 #
 # Environment: BENCH_SKIP=fuse|kernel skips one backend; BENCH_OPTS, the
 # mount options for both FUSE file systems (default -o allow_other);
-# BENCH_ONLY=reads,readdir,scale,storm,stream runs only those parts of bench.c;
+# BENCH_ONLY=reads,readdir,scale,storm,readers,syswide,stream runs only those
+# parts of bench.c, on both backends;
 # BENCH_PROFILE=1 profiles the kernel paths (bench/qemu-bench.sh) into
 # build/bench/profile.RUN.txt;
 # BENCH_RUNS=N (default 1) runs both backends N times (TCG moves the
@@ -124,6 +125,7 @@ md=$res/latest.md
 	echo "- kernel guest: $(cat "$work/guest.txt" 2>/dev/null || echo 'not run')"
 	echo "- load before: ${load_before#*load average: }; after: ${load_after#*load average: }; bench took $((SECONDS - t0)) s"
 	echo "- method: one process, pinned to CPU 0, paths interleaved (A B C, C B A), 11 rounds of ~20 ms each after a warm-up, median"
+	echo "- readers (7): T threads of one process on every CPU, each reading its own fd for 200 ms; 5 rounds after a warm-up, paths interleaved, median of all reads/s; vs perf and vs floor are throughput ratios (the target: perfctrfs >= 0.9x the floor); the perfctrfs leaf is all/task_clock/self/simple/0, so it counts the T + 1 threads of the reading process"
 	if [ "$runs" -gt 1 ]; then
 		echo "- runs: $runs of both backends (BENCH_RUNS); each operation's rows are those of the run whose ranked row is the median (bench/median-runs.awk), with each row's figure over all runs (a perfctrfs row's ratio to perf, else to the floor; a reference row's value) and its target's verdict in each run"
 	fi

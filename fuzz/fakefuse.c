@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A stand-in for the parts of libfuse3 the daemon's handlers call, so that
- * fs.c, counter.c and catalog.c run in-process without a kernel mount: a
- * request is a struct on the caller's stack, and each fuse_reply_*() records
- * its answer there.  The handlers are the daemon's own objects, unchanged;
- * only main.c (mount, session loop) is left out, and its three globals are
- * defined here.  Nothing here links libfuse3: a reply function the daemon
- * starts using without a stand-in is a link error, not a silent gap.
+ * fs.c, counter.c (with ring.c, wait.c and loop.c) and catalog.c run
+ * in-process without a kernel mount: a request is a struct on the
+ * caller's stack, and each fuse_reply_*() records its answer there.  The
+ * handlers are the daemon's own objects, unchanged; only main.c (mount,
+ * session loop) is left out, and its three globals are defined here.
+ * Nothing here links libfuse3: a reply function the daemon starts using
+ * without a stand-in is a link error, not a silent gap.
  */
 #include <errno.h>
 #include <stdarg.h>

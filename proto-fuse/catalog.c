@@ -35,6 +35,22 @@ static unsigned int nr_cands;
 /* probe results: [cpu slot][candidate], -1 unknown, 0 no, 1 yes */
 static signed char **probe_cache;
 static unsigned int nr_slots;	/* max cpu id + 2 (the last is "all") */
+
+/*
+ * What a CPU slot lists at the event level: the candidates its probes
+ * said yes to, in catalogue order.  Made from answers that never change
+ * once remembered, so it never changes either, and lives as long as they
+ * do: every directory handle on that CPU points at the one copy and
+ * holds no reference.  (Should the probe cache ever forget a CPU, at
+ * hotplug, this has to become reference-counted.)
+ */
+struct slot_events {
+	unsigned int nr;
+	unsigned int idx[];
+};
+static struct slot_events **slot_events;
+
+/* probe_lock guards probe_cache[] and slot_events[] */
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* snprintf a path; false when it does not fit */
@@ -406,16 +422,21 @@ static int probe_spec(const struct perfctrfs_cpu *cpu,
 	return 0;
 }
 
+/* @cpu's index in probe_cache[] and slot_events[], or -1 if none */
+static int cpu_slot(const struct perfctrfs_cpu *cpu)
+{
+	unsigned int slot = cpu->all ? nr_slots - 1 : cpu->cpu;
+
+	return slot < nr_slots ? (int)slot : -1;
+}
+
 /* probe_spec() of candidate @i, remembered per CPU unless transient. */
 int pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i)
 {
-	unsigned int slot;
+	int slot = cpu_slot(cpu);
 	int err;
 
-	if (i >= nr_cands)
-		return -ENOENT;
-	slot = cpu->all ? nr_slots - 1 : cpu->cpu;
-	if (slot >= nr_slots)
+	if (i >= nr_cands || slot < 0)
 		return -ENOENT;
 	pthread_mutex_lock(&probe_lock);
 	if (!probe_cache[slot]) {
@@ -432,6 +453,54 @@ int pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i)
 		probe_cache[slot][i] = !err;
 	pthread_mutex_unlock(&probe_lock);
 	return err;
+}
+
+/*
+ * The candidates @cpu can count, in catalogue order, as indices for
+ * pf_candidate() in *@idx: their number, or the daemon's own -EMFILE,
+ * -ENFILE or -ENOMEM (not remembered; the next call probes again).  The
+ * array stays valid and unchanged until pf_catalog_exit().
+ */
+int pf_cpu_events(const struct perfctrfs_cpu *cpu, const unsigned int **idx)
+{
+	struct slot_events *se, *made, *tmp;
+	int slot = cpu_slot(cpu), err;
+	unsigned int i, nr = 0;
+
+	*idx = NULL;
+	if (slot < 0)
+		return 0;	/* probes of it all say no */
+	pthread_mutex_lock(&probe_lock);
+	se = slot_events[slot];
+	pthread_mutex_unlock(&probe_lock);
+	if (!se) {
+		made = malloc(sizeof(*made) + nr_cands * sizeof(made->idx[0]));
+		if (!made)
+			return -ENOMEM;
+		/* each probe takes probe_lock itself: not held across them */
+		for (i = 0; i < nr_cands; i++) {
+			err = pf_probe_cached(cpu, i);
+			if (!err) {
+				made->idx[nr++] = i;
+			} else if (err != -ENOENT) {
+				free(made);
+				return err;
+			}
+		}
+		made->nr = nr;
+		tmp = realloc(made, sizeof(*made) + nr * sizeof(made->idx[0]));
+		if (tmp)
+			made = tmp;
+		pthread_mutex_lock(&probe_lock);
+		se = slot_events[slot];
+		if (!se)
+			se = slot_events[slot] = made;
+		pthread_mutex_unlock(&probe_lock);
+		if (se != made)
+			free(made);	/* another caller made the same first */
+	}
+	*idx = se->idx;
+	return se->nr;
 }
 
 static const struct {
@@ -527,7 +596,8 @@ int pf_catalog_init(void)
 		max = i - 1;
 	nr_slots = max + 2;
 	probe_cache = calloc(nr_slots, sizeof(*probe_cache));
-	if (!probe_cache)
+	slot_events = calloc(nr_slots, sizeof(*slot_events));
+	if (!probe_cache || !slot_events)
 		return -ENOMEM;
 	pf_log(LOG_DEBUG, "%u PMUs, %u candidate events", pf_catalog.nr_pmus,
 	       nr_cands);
@@ -542,6 +612,10 @@ void pf_catalog_exit(void)
 		free(probe_cache[i]);
 	free(probe_cache);
 	probe_cache = NULL;
+	for (i = 0; i < nr_slots && slot_events; i++)
+		free(slot_events[i]);
+	free(slot_events);
+	slot_events = NULL;
 	for (i = 0; i < nr_cands; i++)
 		free(cands[i].name);
 	free(cands);

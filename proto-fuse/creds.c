@@ -7,17 +7,24 @@
  *    gids and its supplementary groups, as /proc shows them to the daemon
  *    (the daemon's user namespace: ids the caller's namespace does not
  *    map are still the kernel's ids);
- *  - it holds the caller's effective capabilities only when the caller is
- *    in the daemon's own user namespace.  Capabilities in any other user
- *    namespace (unshare -Ur, a rootless container) are relative to that
- *    namespace, and perf judges CAP_PERFMON against the initial one: an
- *    opener there holds none;
- *  - it lives in the caller's pid namespace, so two callers alike in every
- *    id but in different pid namespaces get different openers;
+ *  - it holds the caller's effective capabilities in the caller's user
+ *    namespace, which it joins (opener.c): capabilities of unshare -Ur or
+ *    a rootless container are relative to that namespace, and there they
+ *    reach what they reach for perf (not CAP_PERFMON, which perf asks of
+ *    the initial one);
+ *  - it lives in the caller's user and pid namespaces, so two callers
+ *    alike in every id but in different namespaces get different openers;
+ *  - only a caller with the daemon's ids and capabilities, in the
+ *    daemon's user namespace, may target the daemon;
  *  - a status that lacks any of these lines is refused (EIO): an opener is
  *    never made from a guess.
+ * "Threads:" is read too, but decides no credentials: it only spares the
+ * listing of a one-thread process's threads (counter.c), so a status
+ * without it (or with it garbled) is not refused; nr_threads is 0 then,
+ * and the threads are listed as before.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +86,11 @@ int pf_status_parse(char *buf, struct pf_status *st)
 			if (end == line + 5 || st->tgid <= 0)
 				return -EIO;
 			seen |= TGID;
+		} else if (!strncmp(line, "Threads:", 8)) {
+			long v = strtol(line + 8, &end, 10);
+
+			st->nr_threads = end == line + 8 || v <= 0 ||
+					 v > INT_MAX ? 0 : (int)v;
 		} else if (!strncmp(line, "Uid:", 4)) {
 			if (parse_ids(line + 4, st->uid))
 				return -EIO;
@@ -177,6 +189,25 @@ bool pf_creds_privileged_as(const struct pf_creds *c,
 			    const struct pf_creds *own)
 {
 	return ids_equal(c, own) && same_userns(c, own);
+}
+
+/*
+ * Whom the share of a caller whose real uid is @ruid (as the daemon's
+ * user namespace sees it) is charged to, given its user namespaces @w.
+ *
+ * In the daemon's own user namespace, its real uid, as perf charges a
+ * ring.  Below it, the owner of the outermost namespace under the
+ * daemon's: whoever made that namespace controls every uid it maps (an
+ * /etc/subuid range is 65,536 of them), and every namespace made inside
+ * it, so all of them are one user.  A namespace that is not below the
+ * daemon's (the walk never reached it) gives no owner the daemon can
+ * answer for: the real uid again, the most the daemon knows.
+ */
+uid_t pf_accountable_uid(uid_t ruid, const struct pf_userns_walk *w)
+{
+	if (!w->reached || w->depth < 1 || w->depth > PF_MAX_USERNS)
+		return ruid;
+	return w->owner[w->depth - 1];
 }
 
 /*

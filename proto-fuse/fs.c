@@ -8,6 +8,12 @@
  * number is a hash of (parent inode, name), so readdir can tell the number
  * a name will have before anyone looks it up: readdir, lookup and stat
  * agree.  Two names that hash alike take the next free number.
+ *
+ * The hash is keyed (SipHash-2-4, a key drawn at start), so the numbers
+ * hold for the daemon's life only, and nobody who does not know the key
+ * can choose names whose nodes share a chain of the table: every lookup,
+ * getattr, open and forget of every user walks one under node_lock.  The
+ * table doubles when it holds more nodes than it has buckets.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -23,8 +30,9 @@
 
 #include "internal.h"
 #include "pmuprop.h"
+#include "siphash.h"
 
-#define HASH_SIZE	4096
+#define HASH_MIN	4096	/* buckets at start; a power of two */
 #define XATTR_PREFIX	"user.perfctr."
 
 /*
@@ -57,25 +65,34 @@ static struct pf_node root = {
 	.nlookup = 1,
 };
 
-static struct pf_node *htab[HASH_SIZE];
+/* nodes by inode number, other than root; all under node_lock */
+static struct pf_node **htab;
+static size_t hsize, hcount;		/* buckets, a power of two; nodes */
 static pthread_mutex_t node_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct timespec mount_time;
+static uint8_t hash_key[16];
 
 static uint64_t name_hash(uint64_t parent, const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ parent;
+	uint8_t p[8];
+	struct pf_sip s;
+	int i;
 
-	for (; *name; name++) {
-		h ^= (unsigned char)*name;
-		h *= 0x100000001b3ULL;
-	}
-	/* splitmix64 finaliser: spread FNV's low bits */
-	h ^= h >> 30;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	h ^= h >> 27;
-	h *= 0x94d049bb133111ebULL;
-	h ^= h >> 31;
-	return h;
+	for (i = 0; i < 8; i++)
+		p[i] = parent >> (8 * i);
+	pf_sip_init(&s, hash_key);
+	pf_sip_update(&s, p, sizeof(p));
+	pf_sip_update(&s, name, strlen(name));
+	return pf_sip_final(&s);
+}
+
+/*
+ * The chain of @ino.  An inode number is a keyed hash, or one past a
+ * number in use: its low bits are as good a bucket as any.
+ */
+static struct pf_node **bucket(uint64_t ino)
+{
+	return &htab[ino & (hsize - 1)];
 }
 
 static struct pf_node *node_by_ino(uint64_t ino)
@@ -84,10 +101,38 @@ static struct pf_node *node_by_ino(uint64_t ino)
 
 	if (ino == FUSE_ROOT_ID)
 		return &root;
-	for (n = htab[ino % HASH_SIZE]; n; n = n->hnext)
+	for (n = *bucket(ino); n; n = n->hnext)
 		if (n->ino == ino)
 			return n;
 	return NULL;
+}
+
+/*
+ * Twice the buckets once there are more nodes than buckets, so chains stay
+ * short on average however many names the kernel holds.  Without memory
+ * for it, the table stays as it is: only slower.
+ */
+static void table_grow(void)
+{
+	struct pf_node **old = htab, *n;
+	size_t i, osize = hsize;
+
+	if (hcount <= hsize)
+		return;
+	htab = calloc(osize * 2, sizeof(*htab));
+	if (!htab) {
+		htab = old;
+		return;
+	}
+	hsize = osize * 2;
+	for (i = 0; i < osize; i++) {
+		while ((n = old[i])) {
+			old[i] = n->hnext;
+			n->hnext = *bucket(n->ino);
+			*bucket(n->ino) = n;
+		}
+	}
+	free(old);
 }
 
 /* The inode number (parent, name) has, or will have. */
@@ -117,10 +162,10 @@ static void node_put(struct pf_node *n)
 	while (n != &root && !n->nlookup && !n->refs) {
 		struct pf_node *parent = n->parent, **pp;
 
-		for (pp = &htab[n->ino % HASH_SIZE]; *pp != n;
-		     pp = &(*pp)->hnext)
+		for (pp = bucket(n->ino); *pp != n; pp = &(*pp)->hnext)
 			;
 		*pp = n->hnext;
+		hcount--;
 		free(n->name);
 		free(n);
 		parent->refs--;
@@ -149,9 +194,11 @@ static struct pf_node *node_child(struct pf_node *parent, const char *name,
 		n->parent = parent;
 		n->nlookup = 0;
 		n->refs = 0;
-		n->hnext = htab[ino % HASH_SIZE];
-		htab[ino % HASH_SIZE] = n;
+		n->hnext = *bucket(ino);
+		*bucket(ino) = n;
+		hcount++;
 		parent->refs++;
+		table_grow();
 	}
 	n->nlookup++;
 	return n;
@@ -447,23 +494,6 @@ static void pf_getattr(fuse_req_t req, fuse_ino_t ino,
 /* ---- directories ------------------------------------------------------- */
 
 /*
- * A listing, made once at opendir: offsets stay stable across the
- * getdents calls of one directory stream, and each call only copies
- * entries out.  Every name is resolved here, once, to the inode number
- * lookup gives it and, where the kernel should cache it, the node
- * template readdirplus hands it with.  Numbered pids get no template:
- * their entries expire at once (TTL_PID), so a readdirplus entry for
- * each would only make the daemon allocate a node, and the kernel an
- * inode, that the next use looks up again anyway; they are listed with
- * their inode number alone, as plain readdir lists them.
- */
-struct pf_dirent {
-	uint64_t ino;
-	size_t name;			/* offset into pf_dir.names */
-	struct pf_node *tmpl;		/* NULL: listed without an entry */
-};
-
-/*
  * Every open leaf and directory handle, so that what the kernel never
  * released is freed at exit: after a lazy umount the last close ends the
  * connection, and the RELEASE it sent can be dropped with it.  First
@@ -496,12 +526,49 @@ static void live_del(struct pf_live *l)
 	pthread_mutex_unlock(&live_lock);
 }
 
+/*
+ * A listing, fixed at opendir so that offsets stay stable across the
+ * getdents calls of one directory stream.  It keeps only what says which
+ * names it lists; each readdir makes, for the entries it returns, their
+ * names, their inode numbers (those lookup gives them then) and the node
+ * templates readdirplus hands them with:
+ *
+ *   level   listed after "." and ".."
+ *   root    cpus[0..nr-2], the CPUs online at opendir, then "all"
+ *   cpu     the catalogue events events[0..nr-1]: one array that every
+ *           handle on that CPU shares (pf_cpu_events())
+ *   event   "self", "all", then pids[0..nr_pids-1]: the processes of
+ *           the caller's pid namespace at opendir, by their numbers
+ *           there, then cgroups[]: the ids of the cgroups the caller's
+ *           opener could open below its cgroup namespace root, listed
+ *           as "cgroup.<id>" (at most PF_CGROUP_MAX: 64 KiB a handle)
+ *   pid     the three types
+ *   type    "0", except under irq
+ *
+ * So a handle costs the daemon a few bytes a CPU or a process, where
+ * opening a directory needs no permission and costs its user next to
+ * nothing; and each user may hold at most pf_opts.max_dirs of them
+ * (share.c), which bounds what the pid level costs on a busy machine.
+ *
+ * Numbered pids and cgroups get no template: their entries expire at
+ * once (TTL_PID), so a readdirplus entry for each would only make the
+ * daemon allocate a node, and the kernel an inode, that the next use
+ * looks up again anyway; they are listed with their inode number alone,
+ * as plain readdir lists them.
+ *
+ * Nothing in it changes after opendir: readdirs on other threads only
+ * read it, and RELEASEDIR frees only what is its own.
+ */
 struct pf_dir {
 	struct pf_live live;
-	struct pf_dirent *ents;
-	size_t nr, alloc;
-	char *names;
-	size_t names_len, names_alloc;
+	enum pf_level level;		/* of the directory listed */
+	uid_t uid;			/* whose share of handles it takes */
+	size_t nr;			/* names listed after "." and ".." */
+	unsigned int *cpus;		/* root */
+	const unsigned int *events;	/* cpu: catalog.c's, not freed here */
+	pid_t *pids;			/* event */
+	size_t nr_pids;			/* ... of pids, then */
+	uint64_t *cgroups;		/* ... the cgroups' ids */
 };
 
 static int grow(void **p, size_t *alloc, size_t need, size_t elem)
@@ -521,53 +588,12 @@ static int grow(void **p, size_t *alloc, size_t need, size_t elem)
 	return 0;
 }
 
-/* Append @name, listed under @parent; its node template if @entry. */
-static int dir_add(struct pf_dir *d, struct pf_node *parent, const char *name,
-		   bool entry)
-{
-	size_t len = strlen(name) + 1;
-	struct pf_dirent *de;
-	struct pf_node *found;
-	int err;
-
-	if (grow((void **)&d->ents, &d->alloc, d->nr + 1, sizeof(*d->ents)) ||
-	    grow((void **)&d->names, &d->names_alloc, d->names_len + len, 1))
-		return -ENOMEM;
-	de = &d->ents[d->nr];
-	de->tmpl = NULL;
-	if (entry) {
-		de->tmpl = malloc(sizeof(*de->tmpl));
-		if (!de->tmpl)
-			return -ENOMEM;
-		/*
-		 * gone already (a CPU went offline): not listed; the daemon
-		 * out of fds: the listing fails, it does not list less
-		 */
-		/* never a numbered pid: those are listed without an entry */
-		err = resolve(parent, name, de->tmpl, 0);
-		if (err) {
-			free(de->tmpl);
-			return err == -ENOENT ? 0 : err;
-		}
-	}
-	memcpy(d->names + d->names_len, name, len);
-	de->name = d->names_len;
-	d->names_len += len;
-	pthread_mutex_lock(&node_lock);
-	de->ino = child_ino(parent, name, &found);
-	pthread_mutex_unlock(&node_lock);
-	d->nr++;
-	return 0;
-}
-
 static void dir_free(struct pf_dir *d)
 {
-	size_t i;
-
-	for (i = 0; i < d->nr; i++)
-		free(d->ents[i].tmpl);
-	free(d->ents);
-	free(d->names);
+	pf_share_dir_give(d->uid);
+	free(d->cpus);
+	free(d->pids);
+	free(d->cgroups);
 	free(d);
 }
 
@@ -576,11 +602,12 @@ static void dir_free(struct pf_dir *d)
  * pid namespace, by their ids there.  None for a caller FUSE could not
  * name (pid 0).
  */
-static int dir_fill_pids(struct pf_node *n, struct pf_dir *d, pid_t tid)
+static int dir_fill_pids(struct pf_dir *d, pid_t tid)
 {
 	struct pf_caller *caller;
+	size_t nr = 0, alloc = 0;
 	struct dirent *de;
-	char buf[16];
+	pid_t *tmp;
 	DIR *proc;
 	int err;
 
@@ -603,111 +630,172 @@ static int dir_fill_pids(struct pf_node *n, struct pf_dir *d, pid_t tid)
 	/* what /proc lists exists now: no access() per pid */
 	while (!err && (de = readdir(proc))) {
 		struct perfctrfs_pid pid;
-		pid_t nr;
+		pid_t id = 0;
 
 		if (perfctrfs_parse_pid(de->d_name, strlen(de->d_name), &pid) ||
 		    pid.kind != PERFCTRFS_PID_NUM)
 			continue;
-		if (caller->same_pidns) {
-			err = dir_add(d, n, de->d_name, false);
-			continue;
-		}
-		nr = pf_caller_pid(caller, pid.pid);
-		if (nr <= 0)
+		id = caller->same_pidns ? (pid_t)pid.pid :
+		     pf_caller_pid(caller, pid.pid);
+		if (id <= 0)
 			continue;	/* not in its namespace, or gone */
-		snprintf(buf, sizeof(buf), "%d", (int)nr);
-		err = dir_add(d, n, buf, false);
+		err = grow((void **)&d->pids, &alloc, nr + 1, sizeof(*d->pids));
+		if (!err)
+			d->pids[nr++] = id;
 	}
 	closedir(proc);
 	free(caller);
-	return err;
+	if (err)
+		return err;
+	/* kept until releasedir: without the doubling's slack */
+	if (nr && nr < alloc) {
+		tmp = realloc(d->pids, nr * sizeof(*d->pids));
+		if (tmp)
+			d->pids = tmp;
+	}
+	d->nr += nr;
+	d->nr_pids = nr;
+	return 0;
 }
 
 /*
  * The cgroups the thread @tid could open as directories, below its cgroup
- * namespace root; listed without an entry, as numbered pids are.
+ * namespace root (pf_cgroup_list(): a walk in its opener, at most
+ * PF_CGROUP_MAX); listed after the pids, without an entry, as they are.
  */
-static int dir_fill_cgroups(struct pf_node *n, struct pf_dir *d, pid_t tid)
+static int dir_fill_cgroups(struct pf_dir *d, pid_t tid)
 {
-	char buf[sizeof(PERFCTRFS_CGROUP_PREFIX) + 20];
-	uint64_t *ids;
-	int nr, i, err = 0;
+	int nr = pf_cgroup_list(tid, &d->cgroups);
 
-	nr = pf_cgroup_list(tid, &ids);
 	if (nr < 0)
 		return nr;
-	for (i = 0; i < nr && !err; i++) {
-		snprintf(buf, sizeof(buf), PERFCTRFS_CGROUP_PREFIX "%llu",
-			 (unsigned long long)ids[i]);
-		err = dir_add(d, n, buf, false);
-	}
-	free(ids);
-	return err;
+	d->nr += nr;
+	return 0;
 }
 
 /* What readdir lists at each level: a subset of what lookup accepts. */
 static int dir_fill(struct pf_node *n, struct pf_dir *d, pid_t tid)
 {
-	unsigned int *cpus = NULL, i;
-	char buf[32];
-	int nr, err = 0;
+	int nr, err;
 
+	d->level = n->level;
 	switch (n->level) {
 	case PF_ROOT:
-		nr = pf_online_cpus(&cpus);
+		nr = pf_online_cpus(&d->cpus);
 		if (nr < 0)
 			return nr;
-		for (i = 0; nr > 0 && i < (unsigned int)nr && !err; i++) {
-			snprintf(buf, sizeof(buf), "%u", cpus[i]);
-			err = dir_add(d, n, buf, true);
-		}
-		free(cpus);
-		return err ? err : dir_add(d, n, "all", true);
+		d->nr = nr + 1;
+		return 0;
 	case PF_CPU:
-		for (i = 0; i < pf_nr_candidates() && !err; i++) {
-			err = pf_probe_cached(&n->u.cpu, i);
-			if (!err)
-				err = dir_add(d, n, pf_candidate(i)->name, true);
-			else if (err == -ENOENT)
-				err = 0;
-		}
-		return err;
+		nr = pf_cpu_events(&n->u.cpu, &d->events);
+		if (nr < 0)
+			return nr;
+		d->nr = nr;
+		return 0;
 	case PF_EVENT:
-		err = dir_add(d, n, "self", true);
-		if (!err)
-			err = dir_add(d, n, "all", true);
-		if (!err)
-			err = dir_fill_pids(n, d, tid);
-		return err ? err : dir_fill_cgroups(n, d, tid);
+		d->nr = 2;
+		err = dir_fill_pids(d, tid);
+		return err ? err : dir_fill_cgroups(d, tid);
 	case PF_PID:
-		for (i = 0; i < 3 && !err; i++)
-			err = dir_add(d, n, perfctrfs_type_names[i], true);
-		return err;
+		d->nr = ARRAY_SIZE(perfctrfs_type_names);
+		return 0;
 	case PF_TYPE:
 		/* periods are unbounded; irq has no period 0: nothing listed */
-		if (n->u.type != PERFCTRFS_IRQ)
-			err = dir_add(d, n, "0", true);
-		return err;
+		d->nr = n->u.type != PERFCTRFS_IRQ;
+		return 0;
 	default:
 		return -ENOTDIR;
+	}
+}
+
+/* The name of listed entry @i, made in @buf where it is a number. */
+static const char *dir_name(const struct pf_dir *d, size_t i, char *buf,
+			    size_t size)
+{
+	switch (d->level) {
+	case PF_ROOT:
+		if (i + 1 == d->nr)
+			return "all";
+		snprintf(buf, size, "%u", d->cpus[i]);
+		return buf;
+	case PF_CPU:
+		return pf_candidate(d->events[i])->name;
+	case PF_EVENT:
+		if (i < 2)
+			return i ? "all" : "self";
+		if (i - 2 < d->nr_pids)
+			snprintf(buf, size, "%d", (int)d->pids[i - 2]);
+		else
+			snprintf(buf, size, PERFCTRFS_CGROUP_PREFIX "%llu",
+				 (unsigned long long)
+				 d->cgroups[i - 2 - d->nr_pids]);
+		return buf;
+	case PF_PID:
+		return perfctrfs_type_names[i];
+	default:
+		return "0";
+	}
+}
+
+/*
+ * The node template of listed entry @i, named @name, under @n: what
+ * readdirplus hands the kernel, and where plain readdir's d_type comes
+ * from.  What resolve() makes, without asking again what the listing
+ * already knows (that the CPU was online, that the event probed).  False
+ * for an entry listed without one.
+ */
+static bool dir_tmpl(const struct pf_dir *d, struct pf_node *n, size_t i,
+		     const char *name, struct pf_node *tmpl)
+{
+	switch (d->level) {
+	case PF_ROOT:
+		memset(tmpl, 0, sizeof(*tmpl));
+		tmpl->level = PF_CPU;
+		return !perfctrfs_parse_cpu(name, strlen(name), &tmpl->u.cpu);
+	case PF_CPU:
+		memset(tmpl, 0, sizeof(*tmpl));
+		tmpl->level = PF_EVENT;
+		tmpl->u.ev = pf_candidate(d->events[i])->spec;
+		return true;
+	case PF_EVENT:
+		if (i >= 2)
+			return false;	/* a numbered pid, or a cgroup */
+		/* fall through */
+	default:
+		return !resolve(n, name, tmpl, 0);
 	}
 }
 
 static void pf_opendir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct pf_dir *d;
 	struct pf_node *n;
+	uid_t uid;
 	int err;
 
 	n = req_node(req, ino, WANT_DIR);
 	if (!n)
 		return;
+	/*
+	 * first: a user out of handles costs the daemon no listing; charged
+	 * to whom the caller's leaves are (its accountable uid)
+	 */
+	err = pf_caller_acct_uid(ctx->pid, ctx->uid, &uid);
+	if (!err)
+		err = pf_share_dir_take(uid);
+	if (err) {
+		fuse_reply_err(req, -err);
+		return;
+	}
 	d = calloc(1, sizeof(*d));
 	if (!d) {
+		pf_share_dir_give(uid);
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	d->uid = uid;
 	err = dir_fill(n, d, fuse_req_ctx(req)->pid);
 	if (err) {
 		dir_free(d);
@@ -728,9 +816,9 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi, bool plus)
 {
 	struct pf_dir *d = (struct pf_dir *)(uintptr_t)fi->fh;
-	struct pf_node *n, *child = NULL;
+	struct pf_node *n, *child, *found, tmpl;
 	size_t len = 0, ent;
-	char *buf;
+	char *buf, num[sizeof(PERFCTRFS_CGROUP_PREFIX) + 20];
 	off_t i;
 
 	n = req_node(req, ino, WANT_DIR);
@@ -744,8 +832,9 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	/* offsets: 0 ".", 1 "..", 2.. the names */
 	for (i = off < 0 ? 0 : off; i < (off_t)d->nr + 2; i++) {
 		struct fuse_entry_param e;
-		const struct pf_dirent *de = NULL;
+		bool entry = false;
 		const char *name;
+		uint64_t cino;
 
 		memset(&e, 0, sizeof(e));
 		e.attr.st_mode = S_IFDIR;
@@ -754,12 +843,15 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			e.attr.st_ino = i ? (n->parent ? n->parent->ino :
 					     FUSE_ROOT_ID) : n->ino;
 		} else {
-			de = &d->ents[i - 2];
-			name = d->names + de->name;
-			if (de->tmpl)
-				fill_entry(de->tmpl, de->ino, &e);
+			name = dir_name(d, i - 2, num, sizeof(num));
+			entry = dir_tmpl(d, n, i - 2, name, &tmpl);
+			pthread_mutex_lock(&node_lock);
+			cino = child_ino(n, name, &found);
+			pthread_mutex_unlock(&node_lock);
+			if (entry)
+				fill_entry(&tmpl, cino, &e);
 			else
-				e.attr.st_ino = de->ino;
+				e.attr.st_ino = cino;
 		}
 		if (plus)
 			ent = fuse_add_direntry_plus(req, buf + len, size - len,
@@ -769,11 +861,11 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 						name, &e.attr, i + 1);
 		if (ent > size - len)
 			break;
-		if (plus && de && de->tmpl) {
+		if (plus && entry) {
 			/* the kernel now holds a lookup reference */
 			pthread_mutex_lock(&node_lock);
-			child = node_child(n, name, de->tmpl);
-			if (child && child->ino != de->ino) {
+			child = node_child(n, name, &tmpl);
+			if (child && child->ino != e.ino) {
 				/* a collision appeared meanwhile: undo */
 				child->nlookup--;
 				node_put(child);
@@ -1180,15 +1272,59 @@ static void pf_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
 }
 
+/* The hash key: from getrandom(2), else /dev/urandom, else fail. */
+static int draw_key(void)
+{
+	size_t got = 0;
+	ssize_t r;
+	int fd;
+
+	while (got < sizeof(hash_key)) {
+		r = getrandom(hash_key + got, sizeof(hash_key) - got, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		got += r;
+	}
+	if (got == sizeof(hash_key))
+		return 0;
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (got = 0; got < sizeof(hash_key); got += r) {
+		r = read(fd, hash_key + got, sizeof(hash_key) - got);
+		if (r < 0 && errno == EINTR) {
+			r = 0;
+			continue;
+		}
+		if (r <= 0) {
+			close(fd);
+			return r < 0 ? -errno : -EIO;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
 int pf_fs_init(void)
 {
+	int err;
+
 	clock_gettime(CLOCK_REALTIME, &mount_time);
+	err = draw_key();
+	if (err)
+		return err;
+	htab = calloc(HASH_MIN, sizeof(*htab));
+	if (!htab)
+		return -ENOMEM;
+	hsize = HASH_MIN;
 	return 0;
 }
 
 void pf_fs_exit(void)
 {
-	unsigned int i;
+	size_t i;
 
 	/* handles never released; pf_counter_exit() freed their files */
 	while (live.next != &live) {
@@ -1201,7 +1337,7 @@ void pf_fs_exit(void)
 			free(l);
 	}
 
-	for (i = 0; i < HASH_SIZE; i++) {
+	for (i = 0; i < hsize; i++) {
 		while (htab[i]) {
 			struct pf_node *n = htab[i];
 
@@ -1210,6 +1346,9 @@ void pf_fs_exit(void)
 			free(n);
 		}
 	}
+	free(htab);
+	htab = NULL;
+	hsize = hcount = 0;
 }
 
 const struct fuse_lowlevel_ops pf_ops = {

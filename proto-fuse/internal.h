@@ -5,12 +5,19 @@
  *   main.c     options, mount, signals, the fuse session loop
  *   fs.c       the node table and the fuse_lowlevel_ops
  *   catalog.c  sysfs PMU discovery and the per-CPU probe cache
- *   counter.c  perf_event_open, groups, reads, ring buffers, credentials,
- *              and the event loop that answers blocked reads
+ *   counter.c  open leaves: groups, reads, the file operations, open and
+ *              release
+ *   ring.c     irq leaves' ring buffers and records
+ *   wait.c     reads that wait: waiters, deferred readers, interrupts
+ *   loop.c     the event loop that answers blocked reads: epoll, the
+ *              tick, overflow signals (these four share counter.h)
  *   watch.c    one pidfd per counted target, shared by its leaves
  *   opener.c   the processes that open counters with a caller's rights
  *   creds.c    which rights those are (pure rules, unit-tested)
- *   share.c    each user's share of the counters
+ *   share.c    each user's share of the counters, directory handles
+ *              and budgets
+ *   budget.c   the rules of those budgets (pure, unit-tested)
+ *   siphash.c  the keyed hash of the node table's inode numbers (unit-tested)
  *   cgroup.c   which cgroups a caller may name, and where they are
  *
  * One mutex (pf_lock) guards every open leaf and the node table: the
@@ -31,6 +38,7 @@
 #include <sys/types.h>
 
 #include "../fs/perfctrfs/grammar.h"
+#include "budget.h"
 #include "creds.h"
 
 #define PF_NAME		"perfctrfs-fuse"
@@ -38,8 +46,15 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* irq records queued per open leaf before new ones are dropped as lost */
+/*
+ * irq records queued per open leaf before new ones are dropped as lost;
+ * the queue grows to that from PF_IRQ_QUEUE_MIN as records wait
+ */
 #define PF_IRQ_QUEUE	4096
+#define PF_IRQ_QUEUE_MIN	64
+
+/* directory handles one uid may hold open, by default, with allow_other */
+#define PF_MAX_DIRS	256
 
 /* longest line a leaf produces: 8 counts and two times, each <= 20 digits */
 #define PF_LINE_MAX	256
@@ -77,6 +92,7 @@ struct pf_opts {
 	mode_t dir_mode;
 	bool foreground;
 	unsigned long max_counters;	/* per uid; 0: no limit of our own */
+	unsigned long max_dirs;		/* open directories per uid; 0: none */
 };
 
 extern struct pf_opts pf_opts;
@@ -108,9 +124,10 @@ unsigned int pf_nr_candidates(void);
 const struct pf_candidate *pf_candidate(unsigned int i);
 const struct pf_candidate *pf_candidate_find(const char *name);
 int pf_probe_cached(const struct perfctrfs_cpu *cpu, unsigned int i);
+int pf_cpu_events(const struct perfctrfs_cpu *cpu, const unsigned int **idx);
 const char *pf_builtin_description(const char *name);
 
-/* counter.c */
+/* counter.c; pf_counter_init() and pf_counter_exit(): loop.c */
 struct pf_file;
 
 struct pf_target {
@@ -134,9 +151,28 @@ int pf_file_control(struct pf_file *f, const char *word, size_t len);
 int pf_file_ioctl(struct pf_file *f, unsigned int cmd);
 unsigned long pf_open_counters(void);
 
-/* share.c: each user's share of the counters */
+/* share.c: each user's share of the counters, directory handles, budgets */
+struct pf_caller;
+
+/* What one open leaf holds of its caller's budgets (budget.h). */
+struct pf_budget {
+	uid_t uid;			/* the caller's accountable uid */
+	struct pf_mlock mlock;		/* irq rings and queue: locked pages */
+	unsigned long timer_rate;	/* a time period: firings a second */
+};
+
+/* the share of callers with the daemon's own credentials: no limit */
+#define PF_UID_DAEMON	((uid_t)-1)
+
 int pf_share_take(uid_t uid, unsigned long n);
 void pf_share_give(uid_t uid, unsigned long n);
+int pf_share_dir_take(uid_t uid);
+void pf_share_dir_give(uid_t uid);
+int pf_budget_lock(const struct pf_caller *c, unsigned long pages,
+		   struct pf_budget *b);
+int pf_budget_timer(const struct pf_caller *c, uint64_t period_ns,
+		    struct pf_budget *b);
+void pf_budget_give(struct pf_budget *b);
 
 /* opener.c: perf_event_open for a caller, with the caller's rights */
 struct perf_event_attr;
@@ -145,6 +181,7 @@ struct pf_caller {
 	pid_t tid;			/* in the daemon's pid namespace */
 	struct pf_status st;
 	struct pf_creds creds;		/* what its opener holds */
+	uid_t acct_uid;			/* its share's: pf_accountable_uid() */
 	bool same_userns;		/* as the daemon's */
 	bool same_pidns;		/* as the daemon's */
 };
@@ -153,7 +190,9 @@ int pf_opener_init(const char **why);
 void pf_opener_exit(void);
 unsigned int pf_nr_openers(void);
 int pf_task_status(pid_t tid, struct pf_status *st);
+int pf_task_memlock(pid_t tid, uint64_t *bytes);
 int pf_caller_get(pid_t tid, struct pf_caller *c);
+int pf_caller_acct_uid(pid_t tid, uid_t fallback, uid_t *uid);
 bool pf_target_refused(const struct pf_caller *c, pid_t tgid);
 pid_t pf_caller_pid(const struct pf_caller *c, pid_t pid);
 pid_t pf_pid_from_caller(const struct pf_caller *c, pid_t nr);
@@ -200,8 +239,10 @@ struct pf_watch;
 #define PF_WATCH_SLOT	0xfffffeULL	/* epoll keys: (slot << 40) | ... */
 
 uint64_t pf_watch_key(const struct pf_watch *w);
-int pf_watch_get(pid_t pid, bool thread, int epfd, struct pf_watch **out);
+int pf_watch_get(pid_t pid, bool thread, int epfd, uid_t uid,
+		 struct pf_watch **out);
 int pf_watch_add(struct pf_watch *w, void *owner, int epfd);
+bool pf_watch_alive(const struct pf_watch *w);
 void pf_watch_del(struct pf_watch *w, void *owner, int epfd);
 void pf_watch_fire(uint64_t key, int epfd, void (*gone)(void *owner));
 

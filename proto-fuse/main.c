@@ -8,6 +8,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -44,9 +45,20 @@ void pf_log(int prio, const char *fmt, ...)
 }
 
 struct pf_cmdline {
-	char *uid, *gid, *mode, *max_counters;
+	char *uid, *gid, *mode, *max_counters, *max_dirs, *max_threads;
 	bool allow_other;
 };
+
+/*
+ * The worker pool: by default PF_THREADS_PER_CPU per CPU we may run on
+ * (a period-0 read is CPU work; opens wait for an opener; blocked reads
+ * hold no worker), no fewer than libfuse's own default and no more than
+ * PF_THREADS_DEFAULT_MAX; max_threads= sets it, up to PF_THREADS_MAX.
+ */
+#define PF_THREADS_PER_CPU	4
+#define PF_THREADS_DEFAULT_MIN	10
+#define PF_THREADS_DEFAULT_MAX	256
+#define PF_THREADS_MAX		1024
 
 enum { KEY_ALLOW_OTHER };
 
@@ -55,6 +67,8 @@ static const struct fuse_opt pf_fuse_opts[] = {
 	{ "gid=%s", offsetof(struct pf_cmdline, gid), 0 },
 	{ "mode=%s", offsetof(struct pf_cmdline, mode), 0 },
 	{ "max_counters=%s", offsetof(struct pf_cmdline, max_counters), 0 },
+	{ "max_dirs=%s", offsetof(struct pf_cmdline, max_dirs), 0 },
+	{ "max_threads=%s", offsetof(struct pf_cmdline, max_threads), 0 },
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_END
 };
@@ -176,22 +190,53 @@ static int parse_count(const char *s, unsigned long *out)
 }
 
 /*
- * Each user's share of the counters (share.c): max_counters= when given;
- * serving every user, a quarter of our open-file limit, so that one user
- * cannot take the fds of all others; serving only our own user, no share
- * but the limit itself.
+ * Each user's share (share.c), when serving every user: of the counters,
+ * a quarter of our open-file limit, so that one user cannot take the fds
+ * of all others; of open directories, PF_MAX_DIRS, so that one user
+ * cannot fill our memory with listings.  max_counters= and max_dirs=
+ * when given.  Serving only our own user, no share but the limits
+ * themselves.
  */
-static void set_max_counters(const struct pf_cmdline *cl)
+static void set_shares(const struct pf_cmdline *cl)
 {
 	struct rlimit rl;
 
-	if (cl->max_counters || !cl->allow_other)
+	if (!cl->allow_other)
 		return;
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
-		rl.rlim_cur = 1 << 20;
-	pf_opts.max_counters = rl.rlim_cur / 4 ? rl.rlim_cur / 4 : 1;
-	pf_log(LOG_INFO, "each user may hold %lu counters (max_counters=)",
-	       pf_opts.max_counters);
+	if (!cl->max_dirs)
+		pf_opts.max_dirs = PF_MAX_DIRS;
+	if (!cl->max_counters) {
+		if (getrlimit(RLIMIT_NOFILE, &rl) ||
+		    rl.rlim_cur == RLIM_INFINITY)
+			rl.rlim_cur = 1 << 20;
+		pf_opts.max_counters = rl.rlim_cur / 4 ? rl.rlim_cur / 4 : 1;
+	}
+	pf_log(LOG_INFO,
+	       "each user may hold %lu counters (max_counters=) and %lu open directories (max_dirs=)",
+	       pf_opts.max_counters, pf_opts.max_dirs);
+}
+
+/* CPUs this process may run on (its affinity), at least 1 */
+static unsigned int usable_cpus(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? n : 1;
+}
+
+static unsigned int default_threads(void)
+{
+	unsigned long n = (unsigned long)usable_cpus() * PF_THREADS_PER_CPU;
+
+	if (n < PF_THREADS_DEFAULT_MIN)
+		n = PF_THREADS_DEFAULT_MIN;
+	if (n > PF_THREADS_DEFAULT_MAX)
+		n = PF_THREADS_DEFAULT_MAX;
+	return n;
 }
 
 static void usage(const char *prog)
@@ -207,12 +252,20 @@ static void usage(const char *prog)
 	       "                           with the caller's credentials\n"
 	       "    -o max_counters=N      counters one user may hold at once\n"
 	       "                           (default with allow_other: a quarter\n"
-	       "                           of the open-file limit; else none)\n\n"
+	       "                           of the open-file limit; else none)\n"
+	       "    -o max_dirs=N          directories one user may hold open\n"
+	       "                           at once (default with allow_other:\n"
+	       "                           %d; else none)\n"
+	       "    -o max_threads=N       worker threads, 1 to %u (default %u\n"
+	       "                           per CPU it may run on, %u to %u: %u\n"
+	       "                           here; not libfuse's 10 below)\n\n"
 	       "Every counter is an open file of the daemon (one per thread of\n"
 	       "a process, one per CPU of \"all\"): at start it raises its soft\n"
 	       "RLIMIT_NOFILE to the hard limit and logs both.  When they run\n"
 	       "out, an open fails with EMFILE (ENFILE: the system's limit).\n\n",
-	       prog);
+	       prog, PF_MAX_DIRS, PF_THREADS_MAX, PF_THREADS_PER_CPU,
+	       PF_THREADS_DEFAULT_MIN, PF_THREADS_DEFAULT_MAX,
+	       default_threads());
 }
 
 int main(int argc, char *argv[])
@@ -221,8 +274,9 @@ int main(int argc, char *argv[])
 	struct fuse_cmdline_opts opts;
 	struct fuse_loop_config *cfg;
 	struct pf_cmdline cl = { 0 };
+	unsigned long threads = 0;
 	const char *why = NULL;
-	int ret = 1;
+	int ret = 1, err;
 
 	if (fuse_opt_parse(&args, &cl, pf_fuse_opts, opt_proc) == -1)
 		return 1;
@@ -249,11 +303,21 @@ int main(int argc, char *argv[])
 	    (cl.gid && parse_id(cl.gid, true, &pf_opts.gid)) ||
 	    (cl.mode && parse_mode(cl.mode)) ||
 	    (cl.max_counters && parse_count(cl.max_counters,
-					    &pf_opts.max_counters))) {
-		fprintf(stderr, "%s: bad uid=, gid=, mode= or max_counters= value\n",
+					    &pf_opts.max_counters)) ||
+	    (cl.max_dirs && parse_count(cl.max_dirs, &pf_opts.max_dirs))) {
+		fprintf(stderr,
+			"%s: bad uid=, gid=, mode=, max_counters= or max_dirs= value\n",
 			argv[0]);
 		goto out_args;
 	}
+	if (cl.max_threads && (parse_count(cl.max_threads, &threads) ||
+			       threads > PF_THREADS_MAX)) {
+		fprintf(stderr, "%s: max_threads= must be 1 to %u\n", argv[0],
+			PF_THREADS_MAX);
+		goto out_args;
+	}
+	if (!threads)
+		threads = default_threads();
 	pf_opts.foreground = opts.foreground;
 	/* the kernel enforces uid/gid/mode; our name in mtab */
 	if (fuse_opt_add_arg(&args, "-o") ||
@@ -271,13 +335,18 @@ int main(int argc, char *argv[])
 		goto out_args;
 	}
 	raise_nofile();
-	set_max_counters(&cl);
+	set_shares(&cl);
 	pf_cgroup_init();
 	if (pf_catalog_init()) {
 		fprintf(stderr, "%s: cannot read the PMUs in sysfs\n", argv[0]);
 		goto out_args;
 	}
-	pf_fs_init();
+	err = pf_fs_init();
+	if (err) {
+		fprintf(stderr, "%s: cannot draw the node table's hash key: %s\n",
+			argv[0], strerror(-err));
+		goto out_catalog;
+	}
 	pf_se = fuse_session_new(&args, &pf_ops, sizeof(pf_ops), NULL);
 	if (!pf_se)
 		goto out_catalog;
@@ -303,9 +372,9 @@ int main(int argc, char *argv[])
 		if (!cfg)
 			goto out_counter;
 		fuse_loop_cfg_set_clone_fd(cfg, opts.clone_fd);
-		fuse_loop_cfg_set_max_threads(cfg, opts.max_threads &&
-					      opts.max_threads <= 100000 ?
-					      opts.max_threads : 10);
+		pf_log(LOG_INFO, "up to %lu worker threads (max_threads=)",
+		       threads);
+		fuse_loop_cfg_set_max_threads(cfg, threads);
 		/* libfuse 3.14 leaves it UINT_MAX when unset, and warns on it */
 		if (opts.max_idle_threads != UINT_MAX)
 			fuse_loop_cfg_set_idle_threads(cfg,
@@ -338,6 +407,8 @@ out_args:
 	free(cl.gid);
 	free(cl.mode);
 	free(cl.max_counters);
+	free(cl.max_dirs);
+	free(cl.max_threads);
 	fuse_opt_free_args(&args);
 	return ret ? 1 : 0;
 }

@@ -11,10 +11,11 @@
  *  - the daemon's threads never change credentials;
  *  - an opener is a process forked from the daemon that takes the
  *    credentials creds.c decides for the caller (its uids, gids and
- *    groups; its capabilities only when the caller is in the daemon's user
- *    namespace), drops every other capability and descriptor, becomes
- *    non-dumpable, and enters the caller's pid namespace, so that pid
- *    numbers and ptrace checks mean there what they mean to the caller;
+ *    groups), joins the caller's user namespace and holds its
+ *    capabilities there, drops every other capability and descriptor,
+ *    becomes non-dumpable, and enters the caller's pid namespace, so that
+ *    pid numbers and ptrace checks mean there what they mean to the
+ *    caller;
  *  - it reads requests ("open this group on pid P, cpu C") from a
  *    SOCK_SEQPACKET socket, makes the calls, and sends the fds back with
  *    SCM_RIGHTS; perf's errno goes back as it is;
@@ -28,9 +29,15 @@
  *    most PF_OPENER_MAX;
  *  - a caller may signal, stop, prlimit or kill its own opener (it has
  *    its uid): that only fails its own opens.  An opener found stopped
- *    while a reply is late is retired at once (EAGAIN), so a stopped one
- *    never holds a daemon thread for long; one that is merely slow (a
- *    loaded machine) is waited for, up to PF_OPENER_TIMEOUT seconds;
+ *    while a reply is late is retired at once (EAGAIN), and the requests
+ *    queued behind that one give up with it, so a stopped one never
+ *    holds a daemon thread for long; one that is merely slow (a loaded
+ *    machine) is waited for, up to PF_OPENER_TIMEOUT seconds;
+ *  - a retired opener is killed (SIGKILL, through a pidfd taken while
+ *    its parent still held its pid): one its user stopped would never
+ *    read the EOF, and would stay in the daemon's cgroup, outside its
+ *    user's limits.  Each live opener costs the daemon two fds, its
+ *    socket and its pidfd: at most 2 * PF_OPENER_MAX;
  *  - a pid namespace that dies takes its openers with it; a new one may
  *    get the same inode number, and so the stale pool entry: its socket
  *    is dead, and the one retry makes a fresh opener.
@@ -39,12 +46,20 @@
  * fails), allow_other is refused (main.c), and opens run in the daemon
  * for callers with the daemon's own credentials only.
  *
- * Locking: pool_lock guards the list and is held while one is made (a
- * fork); each opener's lock serialises its requests.  Neither is pf_lock.
+ * Locking: pool_lock guards the list; each opener's lock serialises its
+ * requests and guards its failed.  Neither is pf_lock.  pool_lock is
+ * never held while an opener is made (fork, the caller's namespaces, the
+ * first reply): a caller may stall its own new opener (a SIGSTOP before
+ * it answers), and that must stall nobody else.  The one making it puts a
+ * placeholder ("spawning", with its credentials) in the pool, counted in
+ * PF_OPENER_MAX; callers with the same credentials wait for it on
+ * pool_cond, at most PF_OPENER_TIMEOUT s, and share its failure; others
+ * go on.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/nsfs.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <pthread.h>
@@ -113,18 +128,27 @@ struct pf_opener {
 	struct pf_opener *next;
 	struct pf_creds creds;
 	pid_t pid;			/* in the daemon's pid namespace */
+	int pidfd;			/* killed through it when retired;
+					 * -1: no pidfd_open here */
 	int sock;
 	pthread_mutex_t lock;		/* one request at a time */
+	int failed;			/* under lock: the -errno that ended it;
+					 * later requests give up at once */
 	unsigned int users;		/* holders; under pool_lock */
 	bool dead;			/* under pool_lock: out of the pool,
 					 * freed at its last put */
+	bool spawning;			/* under pool_lock: a placeholder, being
+					 * made; pid, under pool_lock, is set
+					 * once forked */
+	int spawn_err;			/* under pool_lock: why it was not made */
 	time_t used;
 };
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_cond;	/* a placeholder was made or failed */
 static struct pf_opener *pool;
-static unsigned int nr_openers;
-static pid_t spawning;			/* a forked opener-to-be, or 0 */
+static unsigned int nr_openers;		/* placeholders included */
+static unsigned int nr_spawning;	/* under pool_lock; read atomically */
 static bool separated;			/* openers work here */
 static struct pf_creds own;
 static uint64_t own_permitted;
@@ -493,23 +517,35 @@ static int read_file(const char *path, char *buf, size_t size)
  * Is the opener @pid stopped (SIGSTOP, or a tracer's stop)?  Its state is
  * the field after the parenthesised command, which cannot contain ") ".
  */
-static bool opener_stopped(pid_t pid)
+static char task_state(pid_t pid, pid_t *ppid)
 {
 	char path[64], buf[256], *p;
 	ssize_t n;
 	int fd;
 
+	*ppid = 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;	/* gone: the socket says so */
+		return 0;	/* gone */
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return false;
+		return 0;
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+		return 0;
+	*ppid = strtol(p + 4, NULL, 10);
+	return p[2];
+}
+
+static bool opener_stopped(pid_t pid)
+{
+	pid_t ppid;
+	char st = task_state(pid, &ppid);
+
+	return st == 'T' || st == 't';	/* gone: the socket says so */
 }
 
 /*
@@ -582,48 +618,103 @@ static int opener_recv(int s, pid_t pid, struct pf_open_rep *rep, int *fds,
 	return 0;
 }
 
+/*
+ * SIGKILL the opener @pidfd names, and close it.  A pidfd, never a
+ * kill(): the opener is nobody's child, and its pid may be another
+ * process's by now.  Its uid is its user's, so this takes CAP_KILL in
+ * its user namespace: the daemon's or one below (FUSE admits no caller
+ * from elsewhere), where root of the daemon's has it; its pid namespace
+ * is ours or one below, as pidfd_send_signal requires.
+ */
+static void opener_kill(pid_t pid, int pidfd)
+{
+	if (pidfd < 0)
+		return;
+	if (syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) &&
+	    errno != ESRCH)
+		pf_log(LOG_WARNING, "cannot kill the retired opener %d: %s",
+		       (int)pid, strerror(errno));
+	close(pidfd);
+}
+
+/*
+ * Retire @o for good.  The EOF on its socket ends a running opener; one
+ * that its user stopped never reads it, and would stay, stopped, in the
+ * daemon's cgroup, outside every limit of its user's: so it is killed.
+ * Without pidfd_open (before Linux 5.3) only the EOF is left, and a
+ * stopped opener stays until its user continues it.
+ */
 static void opener_free(struct pf_opener *o)
 {
-	/*
-	 * It exits at the EOF (a stopped one once continued).  Never a
-	 * kill(): it is nobody's child, and its pid may be another
-	 * process's by now.
-	 */
-	close(o->sock);
+	opener_kill(o->pid, o->pidfd);
+	if (o->sock >= 0)
+		close(o->sock);
 	pthread_mutex_destroy(&o->lock);
 	free(o);
 }
 
 /*
- * Fork the opener for @c.  The first child enters the caller's pid
- * namespace (@nsfd, or ours when -1) and forks the opener there, tells us
- * its pid and exits, so the opener is nobody's child to reap.  The opener
- * joins the caller's user namespace (@unsfd, or ours when -1) once it has
- * the caller's ids.
+ * A pidfd for the opener @pid that the intermediate child forked: taken
+ * while that child lives, so the pid cannot be anyone else's yet.  0 with
+ * -1 in @pidfd where this kernel (or a seccomp filter) has no pidfd_open.
  */
-static int opener_spawn(const struct pf_creds *c, int nsfd, int unsfd,
-			struct pf_opener **out)
+static int opener_pidfd(pid_t pid, int *pidfd)
 {
+	long r = syscall(SYS_pidfd_open, pid, 0);
+
+	*pidfd = -1;
+	if (r >= 0) {
+		*pidfd = r;
+		return 0;
+	}
+	return errno == ENOSYS || errno == EPERM ? 0 : -errno;
+}
+
+/*
+ * Fork the opener for @c.  The first child ("mid") enters the caller's
+ * pid namespace (@nsfd, or ours when -1) and forks the opener there,
+ * tells us its pid, and waits for the EOF on @hold before it exits, so
+ * the opener is nobody's child to reap.  While mid waits, the opener is
+ * its unreaped child, whose pid no other process can have: we take the
+ * pidfd that kills it at retirement then (or kill it by its pid, when
+ * that fails).  The opener joins the caller's user namespace (@unsfd, or
+ * ours when -1) once it has the caller's ids.
+ *
+ * @o holds the credentials and its lock; its pid, pidfd and sock are
+ * set here (-1 left in pidfd and sock on failure).  Called without
+ * pool_lock: @o->pid is set under it, before mid may exit, so that
+ * pf_target_refused() always knows the opener (see there).
+ */
+static int opener_spawn(int nsfd, int unsfd, struct pf_opener *o)
+{
+	const struct pf_creds *c = &o->creds;
 	struct pf_open_rep rep;
-	struct pf_opener *o;
-	int sv[2], pp[2], err, st;
+	int sv[2], pp[2], hold[2], pidfd = -1, err, st;
 	pid_t mid, pid = -EIO;
+	ssize_t n;
+	char b;
 
 	if (pipe2(pp, O_CLOEXEC))
 		return -errno;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+	if (pipe2(hold, O_CLOEXEC)) {
 		err = -errno;
 		goto out_pipe;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		err = -errno;
+		goto out_hold;
 	}
 	mid = fork();
 	if (mid < 0) {
 		err = -errno;
 		close(sv[0]);
 		close(sv[1]);
-		goto out_pipe;
+		goto out_hold;
 	}
 	if (mid == 0) {
+		/* the opener must not hold hold[1]: only our EOF frees mid */
 		close(sv[0]);
+		close(hold[1]);
 		if (nsfd >= 0 && setns(nsfd, CLONE_NEWPID))
 			pid = -errno;
 		else
@@ -632,32 +723,42 @@ static int opener_spawn(const struct pf_creds *c, int nsfd, int unsfd,
 			opener_main(sv[1], unsfd, c);
 		if (pid < 0)
 			pid = -errno;
-		if (write(pp[1], &pid, sizeof(pid)) != sizeof(pid))
+		if (write(pp[1], &pid, sizeof(pid)) != sizeof(pid)) {
+			if (pid > 0)
+				kill(pid, SIGKILL);	/* nobody could */
 			_exit(1);
+		}
+		while (pid > 0 && read(hold[0], &b, 1) < 0 && errno == EINTR)
+			;
 		_exit(0);
 	}
-	spawning = mid;
 	close(sv[1]);
 	close(pp[1]);
-	pp[1] = -1;
+	close(hold[0]);
+	while ((n = read(pp[0], &pid, sizeof(pid))) < 0 && errno == EINTR)
+		;
+	err = n != sizeof(pid) ? -EIO : pid < 0 ? pid : 0;
+	if (!err) {
+		err = opener_pidfd(pid, &pidfd);
+		if (err)
+			kill(pid, SIGKILL);	/* still mid's, unreaped */
+	}
+	if (!err) {
+		/* known before mid goes, while the opener is still its child */
+		pthread_mutex_lock(&pool_lock);
+		o->pid = pid;
+		pthread_mutex_unlock(&pool_lock);
+	}
+	close(hold[1]);			/* mid may go */
 	while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
 		;
-	spawning = 0;
-	if (read(pp[0], &pid, sizeof(pid)) != sizeof(pid) || pid < 0) {
-		err = pid < 0 ? pid : -EIO;
-		close(sv[0]);
-		goto out_pipe;
-	}
 	close(pp[0]);
-	o = calloc(1, sizeof(*o));
-	if (!o) {
-		close(sv[0]);	/* it exits at the EOF */
-		return -ENOMEM;
+	if (err) {
+		close(sv[0]);
+		return err;
 	}
-	o->creds = *c;
-	o->pid = pid;
+	o->pidfd = pidfd;
 	o->sock = sv[0];
-	pthread_mutex_init(&o->lock, NULL);
 	/* its first word says whether it became the caller */
 	err = opener_recv(o->sock, pid, &rep, NULL, NULL, 0);
 	if (!err && rep.err)
@@ -665,16 +766,19 @@ static int opener_spawn(const struct pf_creds *c, int nsfd, int unsfd,
 	if (err) {
 		pf_log(LOG_ERR, "an opener for uid %u could not start: %s",
 		       (unsigned int)c->uid[0], strerror(-err));
-		opener_free(o);
+		opener_kill(pid, pidfd);
+		close(o->sock);
+		o->pidfd = o->sock = -1;
 		return err == -ETIMEDOUT || err == -EPIPE ? -EIO : err;
 	}
-	*out = o;
 	return 0;
 
+out_hold:
+	close(hold[0]);
+	close(hold[1]);
 out_pipe:
 	close(pp[0]);
-	if (pp[1] >= 0)
-		close(pp[1]);
+	close(pp[1]);
 	return err;
 }
 
@@ -745,47 +849,115 @@ static int open_ns(pid_t tid, const char *ns, uint64_t dev, uint64_t ino,
 	return 0;
 }
 
+/* Drop a hold on @o (under pool_lock): freed at the last, once dead. */
+static void opener_unhold(struct pf_opener *o)
+{
+	if (!--o->users && o->dead)
+		opener_free(o);
+}
+
+/*
+ * Make the opener for @c into the placeholder @o, without pool_lock, and
+ * publish it, or take it out of the pool and tell its waiters why not.
+ * Called and returns with pool_lock held; @o keeps the caller's hold on
+ * success.
+ */
+static int opener_make(const struct pf_caller *c, struct pf_opener *o)
+{
+	int nsfd = -1, unsfd = -1, err = 0;
+
+	pthread_mutex_unlock(&pool_lock);
+	if (!c->same_pidns)
+		err = open_ns(c->tid, "pid", c->creds.pidns_dev,
+			      c->creds.pidns_ino, &nsfd);
+	if (!err && !c->same_userns)
+		err = open_ns(c->tid, "user", c->creds.userns_dev,
+			      c->creds.userns_ino, &unsfd);
+	if (!err)
+		err = opener_spawn(nsfd, unsfd, o);
+	if (nsfd >= 0)
+		close(nsfd);
+	if (unsfd >= 0)
+		close(unsfd);
+	pthread_mutex_lock(&pool_lock);
+	__atomic_sub_fetch(&nr_spawning, 1, __ATOMIC_RELEASE);
+	o->spawning = false;
+	if (!err && o->dead)
+		err = -EIO;	/* pf_opener_exit() took it out meanwhile */
+	if (err) {
+		o->spawn_err = err;
+		if (!o->dead) {
+			o->dead = true;
+			pool_unlink(o);
+		}
+		opener_unhold(o);
+	}
+	o->used = now_s();
+	pthread_cond_broadcast(&pool_cond);
+	return err;
+}
+
+/*
+ * The opener for @c's credentials, held: a pooled one, the one another
+ * caller with them is making (waited for, PF_OPENER_TIMEOUT s at most),
+ * or a new one.  pool_lock is never held while one is made.
+ */
 static int opener_get(const struct pf_caller *c, struct pf_opener **out)
 {
 	struct pf_opener *o;
-	int nsfd = -1, unsfd = -1, err;
+	struct timespec until;
+	int err = 0;
 
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += PF_OPENER_TIMEOUT;
 	pthread_mutex_lock(&pool_lock);
 	pool_retire(false);
 	for (o = pool; o; o = o->next)
 		if (pf_creds_equal(&o->creds, &c->creds))
 			break;
-	if (!o) {
+	if (o && o->spawning) {
+		/* another caller with these credentials is making it */
+		o->users++;
+		while (o->spawning && !err)
+			err = pthread_cond_timedwait(&pool_cond, &pool_lock,
+						     &until);
+		if (o->spawning || o->dead) {
+			err = o->spawning ? -EAGAIN : o->spawn_err;
+			if (!err)
+				err = -EAGAIN;
+			opener_unhold(o);
+			pthread_mutex_unlock(&pool_lock);
+			return err;
+		}
+		err = 0;
+	} else if (o) {
+		o->users++;
+	} else {
 		pool_retire(true);
 		if (nr_openers >= PF_OPENER_MAX) {
 			pthread_mutex_unlock(&pool_lock);
 			return -EAGAIN;
 		}
-		err = 0;
-		if (!c->same_pidns)
-			err = open_ns(c->tid, "pid", c->creds.pidns_dev,
-				      c->creds.pidns_ino, &nsfd);
-		if (!err && !c->same_userns)
-			err = open_ns(c->tid, "user", c->creds.userns_dev,
-				      c->creds.userns_ino, &unsfd);
-		if (!err)
-			err = opener_spawn(&c->creds, nsfd, unsfd, &o);
-		if (nsfd >= 0)
-			close(nsfd);
-		if (unsfd >= 0)
-			close(unsfd);
-		if (err) {
+		o = calloc(1, sizeof(*o));
+		if (!o) {
 			pthread_mutex_unlock(&pool_lock);
-			return err;
+			return -ENOMEM;
 		}
+		o->creds = c->creds;
+		o->sock = o->pidfd = -1;
+		o->spawning = true;
+		o->users = 1;
+		pthread_mutex_init(&o->lock, NULL);
 		o->next = pool;
 		pool = o;
 		nr_openers++;
+		__atomic_add_fetch(&nr_spawning, 1, __ATOMIC_RELEASE);
+		err = opener_make(c, o);
 	}
-	o->users++;
 	pthread_mutex_unlock(&pool_lock);
-	*out = o;
-	return 0;
+	if (!err)
+		*out = o;
+	return err;
 }
 
 static void opener_put(struct pf_opener *o, bool dead)
@@ -796,8 +968,7 @@ static void opener_put(struct pf_opener *o, bool dead)
 		o->dead = true;
 		pool_unlink(o);
 	}
-	if (!--o->users && o->dead)
-		opener_free(o);
+	opener_unhold(o);
 	pthread_mutex_unlock(&pool_lock);
 }
 
@@ -833,6 +1004,7 @@ static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
 {
 	struct pf_opener *o;
 	int err, tries;
+	bool asked;
 
 	/* a caller that killed its own opener gets one fresh try */
 	for (tries = 0; tries < 2; tries++) {
@@ -840,12 +1012,22 @@ static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
 		if (err)
 			return err;
 		pthread_mutex_lock(&o->lock);
-		err = opener_ask(o->sock, req, fd);
-		if (!err)
-			err = opener_recv(o->sock, o->pid, rep, fds, payload,
-					   psize);
+		/*
+		 * Requests queued behind the one that found the opener dead
+		 * share its answer, not one PF_OPENER_PATIENCE each.
+		 */
+		err = o->failed;
+		asked = !err;
+		if (asked) {
+			err = opener_ask(o->sock, req, fd);
+			if (!err)
+				err = opener_recv(o->sock, o->pid, rep, fds,
+						  payload, psize);
+			if (err != -EMFILE)
+				o->failed = err;
+		}
 		pthread_mutex_unlock(&o->lock);
-		if (err == -ETIMEDOUT)
+		if (asked && err == -ETIMEDOUT)
 			pf_log(LOG_WARNING, "the opener of uid %u (pid %d) is stopped, or gave no reply in %d s: retired",
 			       (unsigned int)c->creds.uid[0], (int)o->pid,
 			       PF_OPENER_TIMEOUT);
@@ -1110,6 +1292,21 @@ int pf_task_status(pid_t tid, struct pf_status *st)
 	return err ? err : pf_status_parse(buf, st);
 }
 
+/*
+ * The soft RLIMIT_MEMLOCK of the thread @tid, in bytes, from
+ * /proc/<tid>/limits: what perf_mmap() would hold that thread's mmap of a
+ * ring to.  -ENOENT when the task is gone, -EIO when the line is not there.
+ */
+int pf_task_memlock(pid_t tid, uint64_t *bytes)
+{
+	char path[64], buf[4096];
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)tid);
+	err = read_file(path, buf, sizeof(buf));
+	return err ? err : pf_limits_memlock(buf, bytes);
+}
+
 static int ns_of(pid_t tid, const char *ns, struct stat *st)
 {
 	char path[64];
@@ -1119,12 +1316,62 @@ static int ns_of(pid_t tid, const char *ns, struct stat *st)
 }
 
 /*
- * Who the thread @tid that sent a request is, and what its opener holds.
- * FUSE gives pid 0 for a caller in a pid namespace the daemon cannot see:
- * such a caller cannot be identified and is refused with EACCES.
+ * The user namespaces of the thread @tid, its own first, up to the daemon's (NS_GET_PARENT, one level at a time), with
+ * each one's owner (NS_GET_OWNER_UID: a uid as the daemon's namespace
+ * sees it).  A namespace whose parent is not below the daemon's ends the
+ * walk unreached (EPERM: the kernel will not show a parent outside the
+ * asker's namespace).  -ENOENT when the task is gone.
+ */
+static int userns_walk(pid_t tid, struct pf_userns_walk *w)
+{
+	struct stat st;
+	char path[64];
+	int fd, parent, err = 0;
+
+	memset(w, 0, sizeof(*w));
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ESRCH ? -ENOENT : -errno;
+	for (;;) {
+		if (fstat(fd, &st)) {
+			err = -errno;
+			break;
+		}
+		if (st.st_dev == own_userns.st_dev &&
+		    st.st_ino == own_userns.st_ino) {
+			w->reached = true;
+			break;
+		}
+		if (w->depth == PF_MAX_USERNS)
+			break;		/* deeper than the kernel nests */
+		if (ioctl(fd, NS_GET_OWNER_UID, &w->owner[w->depth])) {
+			err = -errno;
+			break;
+		}
+		w->depth++;
+		parent = ioctl(fd, NS_GET_PARENT);
+		if (parent < 0) {
+			if (errno != EPERM)
+				err = -errno;
+			break;
+		}
+		close(fd);
+		fd = parent;
+	}
+	close(fd);
+	return err;
+}
+
+/*
+ * Who the thread @tid that sent a request is, what its opener holds, and
+ * whom its share is charged to.  FUSE gives pid 0 for a caller in a pid
+ * namespace the daemon cannot see: such a caller cannot be identified and
+ * is refused with EACCES.
  */
 int pf_caller_get(pid_t tid, struct pf_caller *c)
 {
+	struct pf_userns_walk walk = { 0 };
 	struct stat uns, pns;
 	int err;
 
@@ -1132,21 +1379,60 @@ int pf_caller_get(pid_t tid, struct pf_caller *c)
 		return -EACCES;
 	memset(c, 0, sizeof(*c));
 	c->tid = tid;
+	/*
+	 * Fresh from /proc at every call, by path, one file open at a time:
+	 * a daemon with a single fd left still answers (140's "out of fds").
+	 */
 	err = pf_task_status(tid, &c->st);
 	if (!err)
 		err = ns_of(tid, "user", &uns);
 	if (!err)
 		err = ns_of(tid, "pid", &pns);
+	c->same_userns = !err && uns.st_dev == own_userns.st_dev &&
+			 uns.st_ino == own_userns.st_ino;
+	/* below the daemon's user namespace: who answers for it */
+	if (!err && !c->same_userns)
+		err = userns_walk(tid, &walk);
 	/* gone is ENOENT, our own shortage is ours; anything else, refused */
 	if (err)
 		return err == -ENOENT || pf_err_transient(-err) ? err : -EACCES;
 	pf_creds_decide(&c->st, uns.st_dev, uns.st_ino, pns.st_dev, pns.st_ino,
 			&c->creds);
-	c->same_userns = uns.st_dev == own_userns.st_dev &&
-			 uns.st_ino == own_userns.st_ino;
+	/*
+	 * The daemon's own credentials (root's, as a rule) answer for the
+	 * machine and are held to no share: a user namespace root made, a
+	 * container's, is charged to root's uid and may exhaust that share,
+	 * never the administrator's own opens.
+	 */
+	c->acct_uid = pf_creds_privileged_as(&c->creds, &own) ? PF_UID_DAEMON :
+		      pf_accountable_uid(c->st.uid[0], &walk);
 	c->same_pidns = pns.st_dev == own_pidns.st_dev &&
 			pns.st_ino == own_pidns.st_ino;
 	return 0;
+}
+
+/*
+ * The accountable uid (pf_caller_get()'s acct_uid) of the thread @tid that
+ * sent a request, for one that needs no more of the caller: @fallback
+ * (the uid FUSE gives) for a caller FUSE could not name (pid 0).
+ */
+int pf_caller_acct_uid(pid_t tid, uid_t fallback, uid_t *uid)
+{
+	struct pf_caller *c;
+	int err;
+
+	if (tid <= 0) {
+		*uid = fallback;
+		return 0;
+	}
+	c = malloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	err = pf_caller_get(tid, c);
+	if (!err)
+		*uid = c->acct_uid;
+	free(c);
+	return err;
 }
 
 /*
@@ -1178,20 +1464,41 @@ int pf_pid_visible(pid_t tid, pid_t nr)
  * the daemon's credentials may count?  Its samples would show a root
  * process's addresses; perf's ptrace rule lets a thread of the same
  * process through, so this is not left to perf.
+ *
+ * An opener being made (without pool_lock) is in the pool from the time
+ * its pid is known, which is before its parent, mid, exits; until then
+ * it is mid's child, and mid is ours.  So while one is being made, the
+ * parent and grandparent of @tgid are read first: a process that was
+ * mid or a new opener then and is not in the pool now has exited, or is
+ * a later opener whose spawn the old pool_lock did not cover either.
  */
 bool pf_target_refused(const struct pf_caller *c, pid_t tgid)
 {
 	struct pf_opener *o;
-	bool ours;
+	pid_t self = getpid(), p = 0, g = 0;
+	bool ours = false, lineage = false, busy;
 
 	if (pf_creds_privileged_as(&c->creds, &own))
 		return false;
-	pthread_mutex_lock(&pool_lock);
-	ours = tgid == getpid() || (spawning && tgid == spawning);
-	for (o = pool; o && !ours; o = o->next)
-		ours = tgid == o->pid;
-	pthread_mutex_unlock(&pool_lock);
-	return ours;
+	if (tgid == self)
+		return true;
+	busy = __atomic_load_n(&nr_spawning, __ATOMIC_ACQUIRE) > 0;
+	for (;;) {
+		if (busy && !lineage) {
+			lineage = true;
+			if (task_state(tgid, &p) && p > 0 && p != self)
+				task_state(p, &g);
+		}
+		pthread_mutex_lock(&pool_lock);
+		for (o = pool; o && !ours; o = o->next)
+			ours = o->pid > 0 && tgid == o->pid;
+		busy = nr_spawning > 0;
+		pthread_mutex_unlock(&pool_lock);
+		if (ours || !busy)
+			return ours;
+		if (lineage)
+			return p == self || g == self;
+	}
 }
 
 /*
@@ -1256,6 +1563,17 @@ int pf_opener_init(const char **why)
 	}
 	pf_creds_decide(&st, own_userns.st_dev, own_userns.st_ino,
 			own_pidns.st_dev, own_pidns.st_ino, &own);
+	{
+		pthread_condattr_t ca;
+
+		if (pthread_condattr_init(&ca) ||
+		    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ||
+		    pthread_cond_init(&pool_cond, &ca)) {
+			*why = "cannot make the opener pool's condition variable";
+			return -ENOMEM;
+		}
+		pthread_condattr_destroy(&ca);
+	}
 	if (geteuid() != 0) {
 		*why = "the daemon is not root, so it cannot act as each caller";
 		return -EPERM;
@@ -1270,12 +1588,28 @@ int pf_opener_init(const char **why)
 
 		pf_creds_decide(&st, own_userns.st_dev, own_userns.st_ino,
 				own_pidns.st_dev, own_pidns.st_ino, &probe);
-		err = opener_spawn(&probe, -1, -1, &o);
+		o = calloc(1, sizeof(*o));
+		if (!o) {
+			*why = "out of memory";
+			return -ENOMEM;
+		}
+		o->creds = probe;
+		o->sock = o->pidfd = -1;
+		pthread_mutex_init(&o->lock, NULL);
+		err = opener_spawn(-1, -1, o);
+		if (err)
+			opener_free(o);
 	}
 	if (err) {
 		*why = "a test opener could not take another user's credentials (needs CAP_SETUID, CAP_SETGID, CAP_SETPCAP, CAP_SYS_ADMIN)";
 		return err;
 	}
+	/* signal 0: may we kill an opener that is another user's? */
+	if (o->pidfd < 0)
+		pf_log(LOG_WARNING, "no pidfd_open here: an opener that its user stopped stays, stopped, until continued");
+	else if (syscall(SYS_pidfd_send_signal, o->pidfd, 0, NULL, 0))
+		pf_log(LOG_WARNING, "cannot signal openers (%s; CAP_KILL?): an opener that its user stopped stays, stopped, until continued",
+		       strerror(errno));
 	opener_free(o);
 	separated = true;
 	return 0;
@@ -1288,9 +1622,12 @@ void pf_opener_exit(void)
 	pthread_mutex_lock(&pool_lock);
 	while ((o = pool)) {
 		pool = o->next;
-		opener_free(o);
+		nr_openers--;
+		/* one being made, or held, is freed by its last holder */
+		o->dead = true;
+		if (!o->users)
+			opener_free(o);
 	}
-	nr_openers = 0;
 	pthread_mutex_unlock(&pool_lock);
 }
 

@@ -1,19 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Each user's share of the daemon's counters.
+ * Each user's share of what the daemon holds for its callers: counters,
+ * directory handles, and its budgets.
+ *
+ * A user is an accountable uid (pf_accountable_uid(), creds.c): a
+ * caller's real uid in the daemon's own user namespace; for a caller in a
+ * user namespace below it, the owner of the outermost one under the
+ * daemon's.  Keyed by kuid, a user with an /etc/subuid range held 65,537
+ * shares (one per uid it maps), enough for the daemon's whole fd table.
  *
  * Every counter is one of the daemon's file descriptors, and they are
  * shared by everybody the daemon serves: one user holding them all would
- * leave every other user, root included, with EMFILE.  So each uid may
- * hold at most pf_opts.max_counters counters at once (the mount option
- * max_counters=, by default a quarter of the daemon's open-file limit
- * when it serves every user, no limit of its own otherwise).  An open
- * that would go over fails with EMFILE for that user alone.
+ * leave every other user, root included, with EMFILE.  So a share unit is
+ * one fd the daemon holds for a user's leaves: each counter, each time
+ * period's timerfd (counter.c), and the pidfd of each target it started
+ * watching (watch.c).  Each user may hold at most pf_opts.max_counters
+ * units at once (the mount option max_counters=, by default a quarter of
+ * the daemon's open-file limit when it serves every user, no limit of its
+ * own otherwise).  An open that would go over fails with EMFILE for that
+ * user alone.  Callers with the daemon's own credentials (root, in its
+ * user namespace) are counted under PF_UID_DAEMON and held to no share:
+ * the administrator's opens never wait on anyone's, a container's that
+ * root made included (that one is charged to uid 0, the namespace's
+ * owner).
  *
- * share_lock guards the table and is never held with another lock.
+ * The daemon also locks memory for a caller: it maps each irq ring, so
+ * perf charges the ring to root, whose CAP_IPC_LOCK lifts every limit,
+ * and it allocates each irq leaf's record queue.  So the pages an irq
+ * leaf locks are charged to its caller here, as perf_mmap() would charge
+ * them had the caller mapped the ring itself (budget.c), but to its
+ * accountable uid, not its kuid: EPERM past the caller's limits.
+ *
+ * And it arms a timerfd for each time-period leaf, which wakes its event
+ * loop at every interval: a user's timers together may fire at most
+ * PF_TIMER_RATE_MAX times a second, as on the kernel filesystem; past
+ * it, an open gets ENOSPC.
+ *
+ * Every open directory handle is some of the daemon's memory (its
+ * listing: a few bytes a CPU or a process), which opening a directory
+ * costs its user almost nothing of; so each user may hold at most
+ * pf_opts.max_dirs of them (max_dirs=, by default PF_MAX_DIRS when the
+ * daemon serves every user): EMFILE past it, for that user alone.
+ *
+ * share_lock guards the table, and no other lock is taken while it is
+ * held (it is taken under pf_lock, by watch.c); the sysctls and /proc
+ * files a charge needs are read before it is taken.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -22,58 +59,237 @@
 struct pf_share {
 	struct pf_share *next;
 	uid_t uid;
-	unsigned long held;
+	unsigned long held;		/* share units: the daemon's fds */
+	unsigned long dirs;		/* open directory handles */
+	struct pf_mlock mlock;		/* pages its irq leaves lock */
+	unsigned long timer_rate;	/* its timers' firings a second */
 };
 
 static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pf_share *buckets[SHARE_BUCKETS];
 
-/* Take @n counters of @uid's share: 0, or -EMFILE when over it. */
-int pf_share_take(uid_t uid, unsigned long n)
+/* @uid's entry, made when @create; NULL if none (or no memory for one). */
+static struct pf_share *share_find(uid_t uid, bool create)
 {
-	struct pf_share **pp, *s;
+	struct pf_share **pp = &buckets[uid % SHARE_BUCKETS], *s;
+
+	for (s = *pp; s && s->uid != uid; s = s->next)
+		;
+	if (s || !create)
+		return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->uid = uid;
+	s->next = *pp;
+	*pp = s;
+	return s;
+}
+
+/* Free @s once it holds nothing: the table has an entry per active uid. */
+static void share_put(struct pf_share *s)
+{
+	struct pf_share **pp;
+
+	if (s->held || s->dirs || s->mlock.user || s->mlock.pinned || s->timer_rate)
+		return;
+	for (pp = &buckets[s->uid % SHARE_BUCKETS]; *pp != s; pp = &(*pp)->next)
+		;
+	*pp = s->next;
+	free(s);
+}
+
+/*
+ * Add @n to what @uid holds of one kind (its fds, or with @dirs its
+ * directory handles), unless that goes over @max (0: no limit; none for
+ * the daemon's own credentials): 0, -EMFILE, or -ENOMEM.
+ */
+static int share_take(uid_t uid, bool dirs, unsigned long n,
+		      unsigned long max)
+{
+	unsigned long *held;
+	struct pf_share *s;
 	int err = 0;
 
 	pthread_mutex_lock(&share_lock);
-	pp = &buckets[uid % SHARE_BUCKETS];
-	for (s = *pp; s && s->uid != uid; s = s->next)
-		;
+	s = share_find(uid, true);
 	if (!s) {
-		s = calloc(1, sizeof(*s));
-		if (!s) {
-			err = -ENOMEM;
-			goto out;
-		}
-		s->uid = uid;
-		s->next = *pp;
-		*pp = s;
+		err = -ENOMEM;
+	} else {
+		held = dirs ? &s->dirs : &s->held;
+		if (uid != PF_UID_DAEMON && max && (n > max || *held > max - n))
+			err = -EMFILE;
+		else
+			*held += n;
+		share_put(s);
 	}
-	if (pf_opts.max_counters && (n > pf_opts.max_counters ||
-				     s->held > pf_opts.max_counters - n))
-		err = -EMFILE;
-	else
-		s->held += n;
-out:
 	pthread_mutex_unlock(&share_lock);
 	return err;
 }
 
-void pf_share_give(uid_t uid, unsigned long n)
+/* Give back @n of what @uid holds of one kind (never below 0). */
+static void share_give(uid_t uid, bool dirs, unsigned long n)
 {
-	struct pf_share **pp, *s;
+	unsigned long *held;
+	struct pf_share *s;
 
 	if (!n)
 		return;
 	pthread_mutex_lock(&share_lock);
-	for (pp = &buckets[uid % SHARE_BUCKETS]; (s = *pp); pp = &s->next)
-		if (s->uid == uid)
-			break;
+	s = share_find(uid, false);
 	if (s) {
-		s->held -= n < s->held ? n : s->held;
-		if (!s->held) {
-			*pp = s->next;
-			free(s);
-		}
+		held = dirs ? &s->dirs : &s->held;
+		*held -= n < *held ? n : *held;
+		share_put(s);
 	}
 	pthread_mutex_unlock(&share_lock);
+}
+
+/* Take @n units (fds) of @uid's share: 0, or -EMFILE when over it. */
+int pf_share_take(uid_t uid, unsigned long n)
+{
+	return share_take(uid, false, n, pf_opts.max_counters);
+}
+
+void pf_share_give(uid_t uid, unsigned long n)
+{
+	share_give(uid, false, n);
+}
+
+/* Take one directory handle of @uid's share: 0, or -EMFILE when over it. */
+int pf_share_dir_take(uid_t uid)
+{
+	return share_take(uid, true, 1, pf_opts.max_dirs);
+}
+
+void pf_share_dir_give(uid_t uid)
+{
+	share_give(uid, true, 1);
+}
+
+/* A sysctl's number, or @fallback when it cannot be read. */
+static long sysctl_long(const char *path, long fallback)
+{
+	FILE *f = fopen(path, "re");
+	long v;
+
+	if (!f)
+		return fallback;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = fallback;
+	fclose(f);
+	return v;
+}
+
+/* What perf_mmap() would let @c lock, read now, as perf reads it. */
+static int mlock_limits(const struct pf_caller *c, unsigned long page_size,
+			struct pf_mlock_limits *lim)
+{
+	/* unreadable: no allowance, and as paranoid as perf can be */
+	long kb = sysctl_long("/proc/sys/kernel/perf_event_mlock_kb", 0);
+	long paranoid = sysctl_long("/proc/sys/kernel/perf_event_paranoid", 4);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t bytes;
+	int err;
+
+	memset(lim, 0, sizeof(*lim));
+	if (kb < 0)
+		kb = 0;
+	if (cpus < 1)
+		cpus = 1;
+	if (paranoid < -1 || paranoid > 4)
+		paranoid = paranoid < 0 ? -1 : 4;
+	lim->allowance = pf_mlock_allowance(kb, cpus, page_size);
+	lim->waived = pf_mlock_waived(c->st.cap_eff, c->same_userns,
+				      (int)paranoid);
+	if (lim->waived)
+		return 0;
+	/* the thread that asked: its limit, as perf_mmap() takes current's */
+	err = pf_task_memlock(c->tid, &bytes);
+	if (err)
+		return err;
+	lim->rlimit = pf_bytes_to_pages(bytes, page_size);
+	return 0;
+}
+
+/*
+ * Charge @pages locked for the caller @c (an irq leaf's rings and queue)
+ * to its accountable uid, into @b: 0, or -EPERM past its limits.
+ */
+int pf_budget_lock(const struct pf_caller *c, unsigned long pages,
+		   struct pf_budget *b)
+{
+	struct pf_mlock_limits lim;
+	struct pf_mlock charge;
+	struct pf_share *s;
+	uid_t uid = c->acct_uid;
+	int err;
+
+	if (!pages)
+		return 0;
+	err = mlock_limits(c, sysconf(_SC_PAGESIZE), &lim);
+	if (err)
+		return err;
+	pthread_mutex_lock(&share_lock);
+	s = share_find(uid, true);
+	err = s ? pf_mlock_charge(&s->mlock, &lim, pages, &charge) : -ENOMEM;
+	if (!err) {
+		s->mlock.user += charge.user;
+		s->mlock.pinned += charge.pinned;
+		b->uid = uid;
+		b->mlock.user += charge.user;
+		b->mlock.pinned += charge.pinned;
+	}
+	if (s)
+		share_put(s);
+	pthread_mutex_unlock(&share_lock);
+	return err;
+}
+
+/*
+ * Charge a timer of @period_ns for the caller @c to its accountable uid,
+ * into @b: 0, or -ENOSPC when its timers would fire too often.
+ */
+int pf_budget_timer(const struct pf_caller *c, uint64_t period_ns,
+		    struct pf_budget *b)
+{
+	unsigned long cost = pf_timer_cost(period_ns);
+	struct pf_share *s;
+	uid_t uid = c->acct_uid;
+	int err;
+
+	pthread_mutex_lock(&share_lock);
+	s = share_find(uid, true);
+	err = s ? pf_timer_charge(s->timer_rate, cost) : -ENOMEM;
+	if (!err) {
+		s->timer_rate += cost;
+		b->uid = uid;
+		b->timer_rate += cost;
+	}
+	if (s)
+		share_put(s);
+	pthread_mutex_unlock(&share_lock);
+	return err;
+}
+
+/* Give back all that @b holds; @b is then empty. */
+void pf_budget_give(struct pf_budget *b)
+{
+	struct pf_share *s;
+
+	if (!b->mlock.user && !b->mlock.pinned && !b->timer_rate)
+		return;
+	pthread_mutex_lock(&share_lock);
+	s = share_find(b->uid, false);
+	if (s) {
+		s->mlock.user -= b->mlock.user < s->mlock.user ?
+				 b->mlock.user : s->mlock.user;
+		s->mlock.pinned -= b->mlock.pinned < s->mlock.pinned ?
+				   b->mlock.pinned : s->mlock.pinned;
+		s->timer_rate -= b->timer_rate < s->timer_rate ?
+				 b->timer_rate : s->timer_rate;
+		share_put(s);
+	}
+	pthread_mutex_unlock(&share_lock);
+	memset(b, 0, sizeof(*b));
 }

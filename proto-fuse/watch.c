@@ -9,11 +9,17 @@
  * target share its pidfd; the watch goes when its last leaf does, or when
  * the target exits.
  *
+ * Each pidfd is one of the daemon's fds, so it is one unit of the share
+ * (share.c) of the leaf that made the watch: charged to that leaf's
+ * accountable uid when the watch is made, given back when it goes (which
+ * may be after that leaf, while other leaves of the target hold it).
+ *
  * Its epoll key (pf_watch_key()) names the pid and a generation, so that
  * an event still queued for a watch that is gone finds nothing, not the
  * watch of a new process that got the same pid.
  *
- * Everything here runs under pf_lock.
+ * Everything here runs under pf_lock; the share's share_lock is taken
+ * under it.
  */
 #include <errno.h>
 #include <poll.h>
@@ -39,6 +45,7 @@ struct pf_watch {
 	bool thread;			/* a thread's pidfd, not a process's */
 	uint16_t gen;
 	int pidfd;
+	uid_t uid;			/* whose share its pidfd is in */
 	unsigned int nr, alloc;
 	void **owners;
 };
@@ -68,6 +75,7 @@ static void watch_free(struct pf_watch *w, int epfd)
 		}
 	epoll_ctl(epfd, EPOLL_CTL_DEL, w->pidfd, NULL);
 	close(w->pidfd);
+	pf_share_give(w->uid, 1);
 	free(w->owners);
 	free(w);
 }
@@ -80,16 +88,25 @@ static bool watch_fired(const struct pf_watch *w)
 	return poll(&p, 1, 0) > 0;
 }
 
+/* Is the target of @w still there (so its pid is still its own)? */
+bool pf_watch_alive(const struct pf_watch *w)
+{
+	return !watch_fired(w);
+}
+
 /*
  * The watch of @pid (a thread's if @thread), shared or new, in the epoll
- * set @epfd.  -ENOENT when the target is gone, -EMFILE, -ENFILE or
- * -ENOMEM, or -ENOSYS when this kernel (or valgrind) has no pidfd_open:
- * the caller watches by other means then.
+ * set @epfd; a new one's pidfd is charged to @uid's share.  -ENOENT when
+ * the target is gone, -EMFILE (the daemon's, or @uid out of its share),
+ * -ENFILE or -ENOMEM, or -ENOSYS when this kernel (or valgrind) has no
+ * pidfd_open: the caller watches by other means then.
  */
-int pf_watch_get(pid_t pid, bool thread, int epfd, struct pf_watch **out)
+int pf_watch_get(pid_t pid, bool thread, int epfd, uid_t uid,
+		 struct pf_watch **out)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct pf_watch *w;
+	int err;
 
 	for (w = *bucket(pid); w; w = w->next) {
 		if (w->pid != pid || w->thread != thread)
@@ -104,14 +121,19 @@ int pf_watch_get(pid_t pid, bool thread, int epfd, struct pf_watch **out)
 		*out = w;
 		return 0;
 	}
+	err = pf_share_take(uid, 1);
+	if (err)
+		return err;
 	w = calloc(1, sizeof(*w));
-	if (!w)
+	if (!w) {
+		pf_share_give(uid, 1);
 		return -ENOMEM;
+	}
 	w->pidfd = syscall(SYS_pidfd_open, pid, thread ? PIDFD_THREAD : 0);
 	if (w->pidfd < 0) {
-		int err = errno;
-
+		err = errno;
 		free(w);
+		pf_share_give(uid, 1);
 		if (err == ESRCH)
 			return -ENOENT;
 		if (pf_err_transient(err))
@@ -120,13 +142,14 @@ int pf_watch_get(pid_t pid, bool thread, int epfd, struct pf_watch **out)
 	}
 	w->pid = pid;
 	w->thread = thread;
+	w->uid = uid;
 	w->gen = next_gen++;
 	ev.data.u64 = pf_watch_key(w);
 	if (epoll_ctl(epfd, EPOLL_CTL_ADD, w->pidfd, &ev)) {
-		int err = -errno;
-
+		err = -errno;
 		close(w->pidfd);
 		free(w);
+		pf_share_give(uid, 1);
 		return err;
 	}
 	w->next = *bucket(pid);

@@ -35,10 +35,21 @@ declare -A cmd=(
 	[qemu-x86]="tests/qemu/run.sh x86_64"
 	[qemu-ppc]="tests/qemu/run.sh ppc64le"
 	[qemu-x86-debug]="tests/qemu/run.sh x86_64-debug"
+	[qemu-x86-612]="tests/qemu/run.sh x86_64-612 --subset"
+	[qemu-x86-612-full]="tests/qemu/run.sh x86_64-612"
+	[qemu-ppc-612]="tests/qemu/run.sh ppc64le-612"
+	[series-6.1]="scripts/series.sh --check 6.1"
+	[series-6.12]="scripts/series.sh --check 6.12"
 )
-declare -A background=([qemu-x86]=1 [qemu-ppc]=1 [qemu-x86-debug]=1)
-# qemu-x86-debug (make check-debug) is not in the default order: see
-# tests/qemu/README.md for its time.
+declare -A background=([qemu-x86]=1 [qemu-ppc]=1 [qemu-x86-debug]=1
+	[qemu-x86-612]=1 [qemu-x86-612-full]=1 [qemu-ppc-612]=1)
+# Linux 6.12 is make check-612: the whole suite in the x86_64 guest
+# (qemu-x86-612-full; qemu-x86-612 is KUnit and the fixed subset of
+# tests/qemu/subset) and the POWER9 guest (qemu-ppc-612); the patch series
+# of both bases is make check-series.  None of them, nor qemu-x86-debug
+# (make check-debug), is in the default order: a third cold kernel build
+# does not fit CI's cold budget on two CPUs beside the rest
+# (tests/qemu/README.md has the measured times).
 order=(deps build qemu-x86 qemu-ppc unit fuse tools hardening)
 [ $# -gt 0 ] && order=("$@")
 

@@ -10,15 +10,16 @@
  * KUnit cases at the bottom call with recorded inputs, so they are tested
  * on machines without a PMU too.
  */
+#include <linux/cpufeature.h>
 #include <linux/kernel.h>
 #include <linux/perf_event.h>
 #include <linux/perfctrfs.h>
+#include <linux/processor.h>
 #include <linux/string.h>
-#include <asm/cpufeature.h>
 #include <asm/perf_event.h>
-#include <asm/processor.h>
 
 #include "events/perf_event.h"
+#include "../../fs/perfctrfs/compat.h"
 
 /* Longer than anything x86_event_sysfs_show() writes (about 60 bytes). */
 #define PERFCTRFS_X86_TERMS_MAX	96
@@ -315,14 +316,17 @@ int perfctrfs_arch_group_explain(const struct perf_event_attr *attrs,
 		for (i = 0; i < x86_pmu.num_hybrid_pmus; i++) {
 			struct x86_hybrid_pmu *h = &x86_pmu.hybrid_pmu[i];
 
-			if (h->num_counters + h->num_counters_fixed > gp + fixed) {
-				gp = h->num_counters;
-				fixed = h->num_counters_fixed;
+			unsigned int hgp = perfctrfs_x86_nr_gp(h);
+			unsigned int hfixed = perfctrfs_x86_nr_fixed(h);
+
+			if (hgp + hfixed > gp + fixed) {
+				gp = hgp;
+				fixed = hfixed;
 			}
 		}
 	} else if (x86_pmu.name) {
-		gp = x86_pmu.num_counters;
-		fixed = x86_pmu.num_counters_fixed;
+		gp = perfctrfs_x86_nr_gp(&x86_pmu);
+		fixed = perfctrfs_x86_nr_fixed(&x86_pmu);
 	}
 	return perfctrfs_x86_explain(nr_hw, gp, fixed, buf, size);
 }

@@ -34,6 +34,7 @@
 #include <linux/perf_event.h>
 #include <linux/perfctrfs.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -80,7 +81,7 @@ static const struct cred *perfctrfs_probe_cred;
 static atomic_t perfctrfs_hp_gen = ATOMIC_INIT(0);
 
 /* The event_source bus: static in kernel/events/core.c, found via a PMU. */
-static struct bus_type *perfctrfs_bus;
+static perfctrfs_bus_type *perfctrfs_bus;
 static DEFINE_MUTEX(perfctrfs_bus_lock);
 
 static void perfctrfs_attr_init(struct perf_event_attr *attr,
@@ -145,7 +146,7 @@ static bool perfctrfs_probe_one(const struct perfctrfs_cpu *cpu,
 	return true;
 }
 
-static struct bus_type *perfctrfs_pmu_bus(void)
+static perfctrfs_bus_type *perfctrfs_pmu_bus(void)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -334,7 +335,7 @@ int perfctrfs_cat_prop(const char *name, size_t len, const char *prop,
 		.buf = buf, .size = size, .len = -ENODATA,
 	};
 	const char *colon = memchr(name, ':', len);
-	struct bus_type *bus = perfctrfs_pmu_bus();
+	perfctrfs_bus_type *bus = perfctrfs_pmu_bus();
 	const char *dot;
 	struct device *dev;
 	struct pmu *pmu;
@@ -632,7 +633,7 @@ struct perfctrfs_cat *perfctrfs_cat_build(void)
 {
 	struct perfctrfs_build b = { };
 	struct perfctrfs_cat *cat;
-	struct bus_type *bus;
+	perfctrfs_bus_type *bus;
 	unsigned int i, j;
 	int ret;
 
@@ -849,7 +850,7 @@ int perfctrfs_catalog_init(void)
 {
 	int ret;
 
-	perfctrfs_probe_cred = prepare_kernel_cred(NULL);
+	perfctrfs_probe_cred = prepare_kernel_cred(&init_task);
 	if (!perfctrfs_probe_cred)
 		return -ENOMEM;
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,

@@ -454,13 +454,13 @@ const struct dentry_operations perfctrfs_dops = {
 
 /* ---- attributes ----------------------------------------------------- */
 
-static int perfctrfs_setattr(struct user_namespace *mnt_userns,
+static int perfctrfs_setattr(struct perfctrfs_idmap *idmap,
 			     struct dentry *dentry, struct iattr *attr)
 {
 	return -EPERM;
 }
 
-static int perfctrfs_create(struct user_namespace *mnt_userns,
+static int perfctrfs_create(struct perfctrfs_idmap *idmap,
 			    struct inode *dir, struct dentry *dentry,
 			    umode_t mode, bool excl)
 {
@@ -531,7 +531,7 @@ static int perfctrfs_xattr_get(const struct xattr_handler *handler,
 }
 
 static int perfctrfs_xattr_set(const struct xattr_handler *handler,
-			       struct user_namespace *mnt_userns,
+			       struct perfctrfs_idmap *idmap,
 			       struct dentry *dentry, struct inode *inode,
 			       const char *name, const void *value,
 			       size_t size, int flags)

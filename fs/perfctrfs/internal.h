@@ -23,6 +23,7 @@
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
+#include "compat.h"
 #include "grammar.h"
 
 #define PERFCTRFS_MAGIC		0x70637466	/* "pctf" */

@@ -243,12 +243,12 @@ static void perfctrfs_kunit_xattr(struct kunit *test)
 
 	d = perfctrfs_kunit_walk(test, "all/page_faults:u");
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d);
-	len = vfs_getxattr(&init_user_ns, d, "user.perfctr.encoding", buf,
+	len = vfs_getxattr(PERFCTRFS_NOP_IDMAP, d, "user.perfctr.encoding", buf,
 			   sizeof(buf) - 1);
 	KUNIT_EXPECT_GT(test, len, 0L);
 	KUNIT_EXPECT_STREQ(test, buf,
 			   "type=1,config=0x2,exclude_kernel=1,exclude_hv=1");
-	KUNIT_EXPECT_EQ(test, vfs_setxattr(&init_user_ns, d,
+	KUNIT_EXPECT_EQ(test, vfs_setxattr(PERFCTRFS_NOP_IDMAP, d,
 					   "user.perfctr.encoding", "x", 1, 0),
 			-EPERM);
 	dput(d);

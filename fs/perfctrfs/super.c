@@ -101,9 +101,7 @@ struct inode *perfctrfs_new_inode(struct super_block *sb,
 	inode->i_ino = get_next_ino();
 	inode->i_uid = opts.uid;
 	inode->i_gid = opts.gid;
-	inode->i_atime = current_time(inode);
-	inode->i_mtime = inode->i_atime;
-	inode->i_ctime = inode->i_atime;
+	perfctrfs_inode_init_ts(inode);
 	inode->i_private = node;
 	if (node->level == PERFCTRFS_LVL_LEAF) {
 		inode->i_mode = S_IFREG | opts.mode;

@@ -31,13 +31,15 @@ private_dir() {
 }
 
 # A daemon of our own, under `prlimit --nofile=SOFT:HARD`, mounted by us
-# without allow_other (root or a user alike).
+# without allow_other (root or a user alike), with the daemon options
+# after LIM, if any.
 mount_private() {
 	local dir=$1 lim=$2
+	shift 2
 	require_cmd prlimit fusermount3
 	[ -r /dev/fuse ] && [ -w /dev/fuse ] ||
 		skip "this user cannot open /dev/fuse to mount a daemon of its own"
-	prlimit --nofile="$lim" -- "$PERFCTR_FUSE_BIN" -f "$dir" \
+	prlimit --nofile="$lim" -- "$PERFCTR_FUSE_BIN" -f "$@" "$dir" \
 		> "$BATS_TEST_TMPDIR/private.log" 2>&1 3>&- &
 	echo $! > "$BATS_TEST_TMPDIR/private.pid"
 	wait_until "[ -d '$dir/all' ]" 100 ||
@@ -71,22 +73,32 @@ umount_private() {
 	base=$(perf_fds_of "$pid")
 	lf=$fdmnt/all/task_clock$U/self/simple/0
 	fds=() err=
-	# each open of this shell's self takes a perf fd and a pidfd: 64 fds
+	# period-0 leaves of one target read one set of counters: 20 opens
+	# of this shell's self hold one perf fd
+	for i in $(seq 1 20); do
+		exec {fd}<"$lf" || die "open $i of $lf"
+		fds+=("$fd")
+	done
+	assert_eq "$(perf_fds_of "$pid")" $((base + 1)) "daemon perf fds with 20 period-0 leaves of one process open"
+	# a period-N leaf keeps counters of its own, a perf fd each: 64 fds
 	# run out well before 100 opens
+	fill=$fdmnt/all/task_clock$U/self/simple/1000000000000
+	nfill=0
 	for i in $(seq 1 100); do
-		if ! { exec {fd}<"$lf"; } 2> "$BATS_TEST_TMPDIR/open.err"; then
+		if ! { exec {fd}<"$fill"; } 2> "$BATS_TEST_TMPDIR/open.err"; then
 			err=$(cat "$BATS_TEST_TMPDIR/open.err")
 			break
 		fi
 		fds+=("$fd")
+		nfill=$((nfill + 1))
 	done
 	[ -n "$err" ] || die "100 opens and no failure: is the limit of 64 applied?"
-	assert_ge "${#fds[@]}" 10 "opens before the fds ran out"
+	assert_ge "$nfill" 10 "opens before the fds ran out"
 	assert_match "$err" "Too many open files" "errno of the open that found no fd"
 	held=$(perf_fds_of "$pid")
-	assert_ge "$held" $((base + ${#fds[@]})) "daemon perf fds while full"
-	# a self open takes two fds: fill the last one with CPU-wide counters
-	# (one fd each) on CPU 0, whose other events nobody has looked up yet
+	assert_ge "$held" $((base + 1 + nfill)) "daemon perf fds while full"
+	# fill any fd left with CPU-wide counters (one fd each) on CPU 0,
+	# whose other events nobody has looked up yet
 	if [ "$(id -u)" = 0 ]; then
 		for i in $(seq 1 4); do
 			{ exec {fd}<"$fdmnt/0/cpu_clock/all/simple/0"; } 2>/dev/null || break
@@ -121,13 +133,16 @@ umount_private() {
 	target=$!
 	lf=$(leaf all task_clock$U "$target" simple 1000000000000)
 	d=$PERFCTR_DAEMON_PID
-	pidfds=$(anon_fds_of "$d" pidfd) perf=$(perf_fds_of "$d")
+	perf=$(perf_fds_of "$d")
 	fds=()
 	for i in $(seq 1 1000); do
 		exec {fd}<"$lf" || die "open $i of $lf"
 		fds+=("$fd")
 	done
-	assert_eq "$(anon_fds_of "$d" pidfd)" $((pidfds + 1)) "daemon pidfds with 1,000 leaves on one target"
+	# the daemon's pidfds that name the target, by their fdinfo (openers
+	# come and go meanwhile, each with a pidfd of its own)
+	w=$(grep -lxE "Pid:[[:space:]]+$target" "/proc/$d/fdinfo/"* 2>/dev/null || true)
+	assert_eq "$(echo $w | wc -w)" 1 "daemon pidfds naming the target, with 1,000 leaves on it"
 	assert_ge "$(perf_fds_of "$d")" $((perf + 1000)) "daemon perf fds"
 	# a blocked reader of the same leaf; its bound is a backstop only: the
 	# liveness bound that matters starts at the kill, below
@@ -140,9 +155,10 @@ umount_private() {
 		die "the blocked reader did not see its target exit within $((30 * SLOW)) s"
 	wait "$reader" || die "the blocked reader exited $?"
 	assert_eq "$(tail -n 1 "$BATS_TEST_TMPDIR/r")" EOF "the blocked reader's last read"
-	# the watch went with the target, while its leaves stay open
-	wait_until "[ \$(anon_fds_of $d pidfd) = $pidfds ]" 50 ||
-		die "daemon pidfds $(anon_fds_of "$d" pidfd) after the target exited, $pidfds before"
+	# the watch went with the target, while its leaves stay open: its fd
+	# names neither the target nor an exited task (-1) any more
+	wait_until "! grep -qxE 'Pid:[[:space:]]+($target|-1)' $w 2>/dev/null" 50 ||
+		die "the daemon's pidfd $w is still open after the target exited"
 	# a leaf opened before the exit, read after it: its line, then EOF
 	# (while the target lived this read would have blocked)
 	fd=${fds[500]}
@@ -218,9 +234,9 @@ storm_beside() {
 	sp=$!
 	lf=$(leaf all task_clock:u "$sp" irq 10000)
 	"$H/leafio" "$lf" sleep=500 \
-		sh="grep -H ctxt_switches /proc/$PERFCTR_DAEMON_PID/task/*/status > $BATS_TEST_TMPDIR/w0" \
+		sh="grep -H -e ctxt_switches -e SigQ /proc/$PERFCTR_DAEMON_PID/status /proc/$PERFCTR_DAEMON_PID/task/*/status > $BATS_TEST_TMPDIR/w0" \
 		sleep=3000 \
-		sh="grep -H ctxt_switches /proc/$PERFCTR_DAEMON_PID/task/*/status > $BATS_TEST_TMPDIR/w1" \
+		sh="grep -H -e ctxt_switches -e SigQ /proc/$PERFCTR_DAEMON_PID/status /proc/$PERFCTR_DAEMON_PID/task/*/status > $BATS_TEST_TMPDIR/w1" \
 		read > "$BATS_TEST_TMPDIR/out" 3>&- || die "leafio: $(cat "$BATS_TEST_TMPDIR/out")"
 	# every thread's switches, for whoever reads a failure
 	paste "$BATS_TEST_TMPDIR/w0" "$BATS_TEST_TMPDIR/w1" | sed 's/^/# /' >&3
@@ -233,6 +249,55 @@ storm_beside() {
 	grep -qE '^(0|[1-9][0-9]*) 0x[0-9a-f]+$' "$BATS_TEST_TMPDIR/out" ||
 		die "no record in the first read after 3.5 s unread: $(head -3 "$BATS_TEST_TMPDIR/out")"
 	kill "$sp"
+}
+
+@test "max_threads= takes 1 to 1024 only, with a one-line reason" {
+	dir=$(private_dir)
+	for v in 0 -1 x 1x 1025 99999999999999999999 ""; do
+		run timeout 20 "$PERFCTR_FUSE_BIN" -f -o "max_threads=$v" "$dir"
+		assert_eq "$status" 1 "exit status for max_threads=$v" || return 1
+		assert_match "$output" "max_threads= must be 1 to 1024" "its message" || return 1
+		! grep -qs " $dir " /proc/self/mounts || die "max_threads=$v mounted"
+	done
+}
+
+@test "the worker pool is 4 threads per CPU the daemon may run on, 10 to 256, and it says so" {
+	fdmnt=$(private_dir)
+	mount_private "$fdmnt" 1024:1024
+	want=$((4 * $(nproc)))
+	[ "$want" -lt 10 ] && want=10
+	[ "$want" -gt 256 ] && want=256
+	grep -q "up to $want worker threads" "$BATS_TEST_TMPDIR/private.log" ||
+		die "log (nproc $(nproc)): $(cat "$BATS_TEST_TMPDIR/private.log")"
+	umount_private "$fdmnt"
+	fdmnt=$(private_dir)
+	mount_private "$fdmnt" 1024:1024 -o max_threads=3
+	grep -q "up to 3 worker threads" "$BATS_TEST_TMPDIR/private.log" ||
+		die "log with max_threads=3: $(cat "$BATS_TEST_TMPDIR/private.log")"
+}
+
+@test "with one worker thread, readers blocked on a target serve no worse: other leaves still open and read" {
+	fdmnt=$(private_dir)
+	mount_private "$fdmnt" 1024:1024 -o max_threads=1
+	"$H/spin" $((60 * SLOW)) >/dev/null 3>&- &
+	spinner=$!
+	# three readers blocked for a line that comes only at the target's exit
+	for i in 1 2 3; do
+		"$H/leafio" "$fdmnt/all/task_clock$U/$spinner/simple/1000000000000" read \
+			> "$BATS_TEST_TMPDIR/blocked.$i" 2>&1 3>&- &
+	done
+	sleep 1
+	for i in 1 2 3; do
+		run timeout 10 "$H/leafio" "$fdmnt/all/task_clock$U/self/times/0" read
+		[ "$status" -eq 0 ] || die "read $i beside the blocked readers: $output"
+		is_count "${lines[0]%% *}" || die "read $i: $output"
+	done
+	for i in 1 2 3; do
+		[ ! -s "$BATS_TEST_TMPDIR/blocked.$i" ] || die "reader $i did not block: $(cat "$BATS_TEST_TMPDIR/blocked.$i")"
+	done
+	kill "$spinner"
+	wait_until "[ -s $BATS_TEST_TMPDIR/blocked.1 ] && [ -s $BATS_TEST_TMPDIR/blocked.2 ] && [ -s $BATS_TEST_TMPDIR/blocked.3 ]" 100 ||
+		die "the blocked readers got nothing at the target's exit"
 }
 
 @test "140-daemon: no counter left held" {

@@ -21,6 +21,13 @@
  *	badread		one read(4096) into a PROT_NONE page: as read
  *			("EFAULT" expected)
  *	pread=OFF	one pread(4096) at OFF: as read
+ *	preads=N	N threads each pread(4096) at 0 on the descriptor
+ *			and stay blocked there, as one reader's threads
+ *			may: prints "blocked N" once all N sleep in the
+ *			kernel, or "threads K ERRNO" when only K could be
+ *			made.  The next operation runs meanwhile; their
+ *			answers are never printed, and the process ends
+ *			them at its exit (its last operation)
  *	seek=OFF	lseek(OFF, SEEK_SET): "ok" or the errno name
  *	write=WORD	one write() of WORD: "ok" or the errno name
  *	ioctl=WORD	PERF_EVENT_IOC_ENABLE, _DISABLE or _RESET for WORD
@@ -43,7 +50,9 @@
  */
 #include "common.h"
 #include <fcntl.h>
+#include <dirent.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -143,6 +152,88 @@ static void spin_ms(double ms)
 			x += i;
 }
 
+static int pread_fd;
+static volatile int preads_in;
+
+static void *pread_thread(void *arg)
+{
+	char b[4096];
+
+	(void)arg;
+	__atomic_add_fetch(&preads_in, 1, __ATOMIC_SEQ_CST);
+	if (pread(pread_fd, b, sizeof(b), 0) < 0)
+		return NULL;
+	return NULL;
+}
+
+/* How many of this process's threads sleep (state S or D), but the caller. */
+static int threads_asleep(void)
+{
+	char path[300], stat[512], *p;
+	struct dirent *d;
+	int n = 0, self = gettid();
+	DIR *dir = opendir("/proc/self/task");
+	FILE *f;
+	size_t len;
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.' || atoi(d->d_name) == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		len = fread(stat, 1, sizeof(stat) - 1, f);
+		fclose(f);
+		stat[len] = '\0';
+		p = strrchr(stat, ')');
+		if (p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D'))
+			n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * preads=N: N threads block in pread() of @fd, each a request of its own
+ * in the filesystem (pread takes no file position lock).  Small stacks:
+ * a few thousand threads fit anywhere RLIMIT_NPROC lets them.
+ */
+static int do_preads(int fd, unsigned long n)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	unsigned long k;
+	int err = 0, i;
+
+	pread_fd = fd;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	for (k = 0; k < n; k++) {
+		err = pthread_create(&t, &attr, pread_thread, NULL);
+		if (err)
+			break;
+	}
+	pthread_attr_destroy(&attr);
+	if (err) {
+		printf("threads %lu %s\n", k, errname(err));
+		fflush(stdout);
+		return 0;
+	}
+	/* at most 60 s for all of them to get into their read */
+	for (i = 0; i < 6000; i++) {
+		if (__atomic_load_n(&preads_in, __ATOMIC_SEQ_CST) == (int)n &&
+		    threads_asleep() == (int)n)
+			break;
+		usleep(10000);
+	}
+	printf("blocked %d\n", threads_asleep());
+	return 0;
+}
+
 static int do_sendfile(int fd)
 {
 	int out = memfd_create("leafio", 0), i;
@@ -219,6 +310,8 @@ static int run(int fd, const char *op, double *mark)
 		munmap(bad, 4096);
 	} else if (!strncmp(op, "pread=", 6)) {
 		print_data(pread(fd, buf, sizeof(buf) - 1, num_arg(arg)));
+	} else if (!strncmp(op, "preads=", 7)) {
+		do_preads(fd, num_arg(arg));
 	} else if (!strncmp(op, "seek=", 5)) {
 		r = lseek(fd, num_arg(arg), SEEK_SET) < 0;
 		printf("%s\n", r ? errname(errno) : "ok");

@@ -2,7 +2,7 @@
 /*
  * spin - burn CPU for a bounded time, in one or more threads.
  *
- *	spin [-g] [-c] [-T THREADS] SECONDS
+ *	spin [-g] [-c] [-n] [-L LINGER] [-T THREADS] SECONDS
  *
  * Every thread burns until SECONDS of wall time have passed since start
  * (fractions allowed: 0.5), then the process exits 0.  With -c, until
@@ -14,10 +14,18 @@
  * SIGUSR1 before its clock starts: a test opens its counter first, then
  * lets a short-lived target run, so a slow machine cannot lose the target
  * before the open.
+ *
+ * With -n it makes itself non-dumpable first (prctl PR_SET_DUMPABLE 0), as
+ * ssh-agent does: perf then refuses its own user, without CAP_PERFMON or
+ * CAP_SYS_PTRACE, a counter opened on it (ptrace's rule), while counters
+ * it inherited stay.  With -L, once the threads are done the process
+ * lives on in its main thread alone, sleeping LINGER seconds: a target
+ * whose threads went and that stays.
  */
 #include "common.h"
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -53,10 +61,11 @@ int main(int argc, char **argv)
 {
 	pthread_t th[64];
 	unsigned long nt = 1, i;
-	double secs;
+	double secs, linger = 0;
 	char *end;
 	sigset_t usr1;
 	int gated = 0, sig;
+	struct timespec ts;
 
 	if (argc >= 3 && !strcmp(argv[1], "-g")) {
 		gated = 1;
@@ -68,13 +77,30 @@ int main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
+	if (argc >= 3 && !strcmp(argv[1], "-n")) {
+		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) {
+			perror("spin: PR_SET_DUMPABLE");
+			return 1;
+		}
+		argv++;
+		argc--;
+	}
+	if (argc >= 4 && !strcmp(argv[1], "-L")) {
+		linger = strtod(argv[2], &end);
+		if (*end || linger < 0 || linger > 3600) {
+			fprintf(stderr, "spin: bad LINGER %s\n", argv[2]);
+			return 2;
+		}
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc == 4 && !strcmp(argv[1], "-T")) {
 		nt = num_arg(argv[2]);
 		argv += 2;
 		argc -= 2;
 	}
 	if (argc != 2 || nt < 1 || nt > 64) {
-		fprintf(stderr, "usage: spin [-g] [-c] [-T THREADS] SECONDS\n");
+		fprintf(stderr, "usage: spin [-g] [-c] [-n] [-L LINGER] [-T THREADS] SECONDS\n");
 		return 2;
 	}
 	secs = strtod(argv[1], &end);
@@ -105,5 +131,9 @@ int main(int argc, char **argv)
 	burn(NULL);
 	for (i = 1; i < nt; i++)
 		pthread_join(th[i], NULL);
+	ts.tv_sec = (time_t)linger;
+	ts.tv_nsec = (long)((linger - ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
 	return 0;
 }

@@ -32,7 +32,7 @@ bats_require_minimum_version 1.5.0
 
 @test "man pages: the daemon's page names its real binary and options" {
 	grep -q '^\.B perfctrfs-fuse$' "$TOP/man/perfctrfs-fuse.8"
-	for o in uid= gid= mode= allow_other; do
+	for o in uid= gid= mode= allow_other max_counters= max_threads=; do
 		grep -qF "$o" "$TOP/man/perfctrfs-fuse.8"
 	done
 }

@@ -81,3 +81,14 @@ hot_read_runs() {
 	[ "$(cut -f1,4 <<< "${lines[1]}")" = $'kernel\t1250' ]
 	[ "$(cut -f1,4 <<< "${lines[2]}")" = $'fuse\t20' ]
 }
+
+@test "bench median: a row whose target is on the floor ranks and ranges by its ratio to the floor" {
+	# by vs perf run 1 would be the median; by vs floor it is run 2
+	run awk -f "$AWK_PROG" <(
+		row 1 fuse "7 readers 2" "perfctrfs pread()" 100 reads/s 0.06 0.95 ">=0.9x floor: met"
+		row 2 fuse "7 readers 2" "perfctrfs pread()" 200 reads/s 0.07 0.85 ">=0.9x floor: MISSED"
+		row 3 fuse "7 readers 2" "perfctrfs pread()" 300 reads/s 0.05 0.75 ">=0.9x floor: MISSED")
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$(cut -f4,9,10 <<< "${lines[0]}")" = $'200\t0.75 to 0.95 (3 runs)\tmet in 1 of 3' ]
+}

@@ -5,11 +5,13 @@
  * /proc/<tid>/status:
  *  - every line an opener depends on must be there, or nothing is decided;
  *  - uids, gids and groups are the caller's, each of the four ids as is;
- *  - capabilities only in the daemon's user namespace (unshare -Ur and
- *    rootless containers get none, however full their CapEff);
- *  - one opener per credential set and pid namespace, groups as a set;
+ *  - capabilities kept, and keyed by the caller's user namespace, where
+ *    its opener holds them (unshare -Ur and rootless containers: there);
+ *  - one opener per credential set and user and pid namespace, groups as
+ *    a set;
  *  - only the daemon's own credentials may target the daemon;
- *  - pid numbers in the caller's pid namespace.
+ *  - pid numbers in the caller's pid namespace;
+ *  - "Threads:" read but never required: it decides no credentials.
  *
  *	creds-test [-s first]	run, numbering the TAP lines from first
  *	creds-test -c		print how many tests there are
@@ -40,7 +42,8 @@ static void report(bool ok, const char *desc)
 	"Name:\tcat\nUmask:\t0022\nState:\tR (running)\nTgid:\t4242\n" \
 	"Ngid:\t0\nPid:\t4243\nPPid:\t1\nTracerPid:\t0\n" \
 	"Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nFDSize:\t64\nGroups:\t0 \n" \
-	"NStgid:\t4242\nNSpid:\t4243\nCapInh:\t0000000000000000\n" \
+	"NStgid:\t4242\nNSpid:\t4243\nThreads:\t3\n" \
+	"CapInh:\t0000000000000000\n" \
 	"CapPrm:\t000001ffffffffff\nCapEff:\t000001ffffffffff\n"
 
 static int parse(const char *text, struct pf_status *st)
@@ -69,6 +72,19 @@ static void test_parse(void)
 	       st.uid[3] == 1003 && st.gid[0] == 4294967294U &&
 	       st.nr_groups == 0 && st.nr_nspid == 3 && st.nspid[2] == 1,
 	       "each of the four ids kept apart; no groups; nested NSpid");
+	report(st.nr_threads == 0,
+	       "no Threads line: accepted, the count unknown (0)");
+	report(!parse(ROOT_ST, &st) && st.nr_threads == 3 &&
+	       !parse("Tgid:\t7\nThreads:\t1\nUid:\t0\t0\t0\t0\n"
+		      "Gid:\t0\t0\t0\t0\nGroups:\t\nCapEff:\t0\n"
+		      "NSpid:\t7\n", &st) && st.nr_threads == 1 &&
+	       !parse("Tgid:\t7\nThreads:\t\nUid:\t0\t0\t0\t0\n"
+		      "Gid:\t0\t0\t0\t0\nGroups:\t\nCapEff:\t0\n"
+		      "NSpid:\t7\n", &st) && st.nr_threads == 0 &&
+	       !parse("Tgid:\t7\nThreads:\t-1\nUid:\t0\t0\t0\t0\n"
+		      "Gid:\t0\t0\t0\t0\nGroups:\t\nCapEff:\t0\n"
+		      "NSpid:\t7\n", &st) && st.nr_threads == 0,
+	       "Threads: the count kept; empty or bad is unknown (0), not refused");
 	report(parse("Tgid:\t7\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n"
 		     "Groups:\t\nNSpid:\t7\n", &st) == -EIO,
 	       "no CapEff: refused, never guessed as none");
@@ -173,6 +189,58 @@ static void test_pid_in_ns(void)
 	       "no number below its own namespace, nor at level 0");
 }
 
+/* A walk @depth namespaces deep, owned by @owners (the caller's first). */
+static struct pf_userns_walk walk(bool reached, int depth, const uid_t *owners)
+{
+	struct pf_userns_walk w;
+	int i;
+
+	memset(&w, 0, sizeof(w));
+	w.reached = reached;
+	w.depth = depth;
+	for (i = 0; i < depth && i < PF_MAX_USERNS; i++)
+		w.owner[i] = owners[i];
+	return w;
+}
+
+static void test_accountable_uid(void)
+{
+	/* U1 (1001) made a namespace, its ns root made one inside it */
+	static const uid_t nested[] = { 200000, 1001 };
+	uid_t deep[PF_MAX_USERNS];
+	struct pf_userns_walk w;
+	int i;
+
+	w = walk(true, 0, NULL);
+	report(pf_accountable_uid(1001, &w) == 1001,
+	       "in the daemon's user namespace: the real uid");
+	w = walk(true, 0, NULL);
+	report(pf_accountable_uid(0, &w) == 0,
+	       "root in the daemon's user namespace: root's own share");
+	w = walk(true, 1, nested + 1);
+	report(pf_accountable_uid(200003, &w) == 1001,
+	       "a subuid of a namespace U1 made: U1");
+	w = walk(true, 1, nested + 1);
+	report(pf_accountable_uid(65534, &w) == 1001,
+	       "an unmapped caller (overflow uid) in U1's namespace: U1");
+	w = walk(true, 2, nested);
+	report(pf_accountable_uid(200007, &w) == 1001,
+	       "a namespace nested in U1's, made by a subuid: still U1, the outermost's owner");
+	for (i = 0; i < PF_MAX_USERNS; i++)
+		deep[i] = 300000 + i;
+	deep[PF_MAX_USERNS - 1] = 1002;
+	w = walk(true, PF_MAX_USERNS, deep);
+	report(pf_accountable_uid(300000, &w) == 1002,
+	       "32 namespaces deep: the outermost's owner");
+	w = walk(false, 1, nested + 1);
+	report(pf_accountable_uid(4242, &w) == 4242,
+	       "a namespace not below the daemon's: its real uid");
+	w = walk(true, 1, nested + 1);
+	w.depth = PF_MAX_USERNS + 1;
+	report(pf_accountable_uid(4242, &w) == 4242,
+	       "a depth past the walk's array: its real uid, no read past it");
+}
+
 int main(int argc, char **argv)
 {
 	int opt;
@@ -188,6 +256,7 @@ int main(int argc, char **argv)
 	test_parse();
 	test_decide();
 	test_pid_in_ns();
+	test_accountable_uid();
 	if (count_only)
 		printf("%u\n", counted);
 	return failed ? 1 : 0;
