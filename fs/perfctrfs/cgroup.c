@@ -87,7 +87,7 @@ static void perfctrfs_cgroup_may_open(struct super_block *sb, void *arg)
 			q->err = -ENOMEM;
 			return;
 		}
-		q->err = inode_permission(&init_user_ns, inode, mask);
+		q->err = inode_permission(PERFCTRFS_NOP_IDMAP, inode, mask);
 		iput(inode);
 		if (q->err || cg == root)
 			return;

@@ -422,8 +422,8 @@ static void perfctrfs_kunit_cgroup(struct kunit *test)
 				PERFCTRFS_PID_CGROUP);
 		KUNIT_EXPECT_EQ(test, perfctrfs_leaf(d_inode(d))->pid.cgroup,
 				root_id);
-		len = vfs_getxattr(&init_user_ns, d, "user.perfctr.cgroup",
-				   buf, sizeof(buf) - 1);
+		len = vfs_getxattr(PERFCTRFS_NOP_IDMAP, d,
+				   "user.perfctr.cgroup", buf, sizeof(buf) - 1);
 		KUNIT_EXPECT_EQ(test, len, 1L);
 		KUNIT_EXPECT_STREQ(test, buf, "/");
 		dput(d);
