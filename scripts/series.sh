@@ -185,8 +185,13 @@ make_series() {
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' RETURN
 	fresh series
-	for p in "$pdir"/0002-*.patch "$pdir"/0003-*.patch; do
+	# the base's perf-core patches: all but 0001, the build hooks
+	# (6.1 has 0004, cgroup targets; 6.12 has no counterpart yet)
+	nperf=0
+	for p in "$pdir"/*.patch; do
+		case ${p##*/} in 0001-*) continue ;; esac
 		g am -q "$p" || die "$p does not apply with git am"
+		nperf=$((nperf + 1))
 	done
 
 	# 1. the filesystem, without the arch tables and the tests
@@ -196,8 +201,8 @@ make_series() {
 	put fs/perfctrfs/Makefile "$tmp/Makefile"
 	resolve_compat "$top/fs/perfctrfs/compat.h" > "$tmp/compat.h"
 	put fs/perfctrfs/compat.h "$tmp/compat.h"
-	for p in super.c dir.c catalog.c file.c counter.c counter.h grammar.c \
-		grammar.h grammar_env.h internal.h; do
+	for p in super.c dir.c catalog.c cgroup.c file.c counter.c counter.h \
+		grammar.c grammar.h grammar_env.h internal.h; do
 		put "fs/perfctrfs/$p"
 	done
 	put include/linux/perfctrfs.h
@@ -211,8 +216,10 @@ make_series() {
 	Nothing is stored.  Each level is looked up on demand: the CPUs, the
 	events the mount's catalogue offers (perf's generic events, each
 	PMU's sysfs aliases, raw codes and PMU terms through the PMU's own
-	format fields, "a+b" groups), the tasks, the kinds of read (simple,
-	times, irq) and the period.  A lookup is pure: it never creates an
+	format fields, "a+b" groups), the tasks or a cgroup v2 directory
+	(cgroup.<id>, one the caller could open, counted as
+	PERF_FLAG_PID_CGROUP counts), the kinds of read (simple, times,
+	irq) and the period.  A lookup is pure: it never creates an
 	event.  Opening a leaf creates the counter, for the opener, with
 	perf_event_open(2)'s own permission checks
 	(perf_event_open_permitted(), perf_check_permission()); a group is
@@ -303,14 +310,18 @@ make_series() {
 	rm -rf "$out"
 	mkdir -p "$out"
 	g format-patch -q --cover-letter --zero-commit -o "$out" pristine..series
-	cover "$out"/0000-cover-letter.patch
+	cover "$out"/0000-cover-letter.patch "$nperf"
 	say "$(find "$out" -name '*.patch' | wc -l) patches in $out"
 }
 
-cover() {	# the cover letter's subject and body
-	python3 - "$1" "$base" "$top/bench/results/latest.md" <<-'EOF'
+cover() {	# cover LETTER NPERF: its subject and body (NPERF perf-core patches)
+	python3 - "$1" "$base" "$top/bench/results/latest.md" "$2" <<-'EOF'
 	import sys
 	path, base, bench = sys.argv[1:4]
+	# the filesystem's patch follows the perf-core ones; then the arch
+	# tables, then Documentation
+	fs_patch = int(sys.argv[4]) + 1
+	doc_patch = fs_patch + 2
 	rows = []
 	try:
 	    for line in open(bench):
@@ -349,7 +360,7 @@ cover() {	# the cover letter's subject and body
 	   coordinated start and stop" (Stephane Eranian, Paul Mackerras).
 	   "a+b+c" is one perf group in one file: scheduled together, read
 	   in one read() (PERF_FORMAT_GROUP), enabled, disabled and reset
-	   together by writing a word to it (patches 1 and 3).
+	   together by writing a word to it (patches 1 and %d).
 	 - "Counters get multiplexed; raw counts lie" (David Miller).  The
 	   times leaf gives time enabled and time running with the count.
 	 - "When a counter overflows you must sample" (David Miller).  irq
@@ -366,7 +377,7 @@ cover() {	# the cover letter's subject and body
 	   and every open calls them for the opener.  Lookups never create
 	   an event.
 
-	Documentation/filesystems/perfctrfs.rst (patch 5) has the details.
+	Documentation/filesystems/perfctrfs.rst (patch %d) has the details.
 
 	What it costs
 	-------------
@@ -394,7 +405,7 @@ cover() {	# the cover letter's subject and body
 	warning in these files.
 
 	The series is against Debian's linux-source-%s.
-	''' % ('\n'.join(rows), base)
+	''' % (fs_patch, doc_patch, '\n'.join(rows), base)
 	body = body.replace('*** BLURB HERE ***', blurb.rstrip('\n'))
 	open(path, 'w').write(body)
 	EOF
