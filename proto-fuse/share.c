@@ -13,8 +13,9 @@
  * shared by everybody the daemon serves: one user holding them all would
  * leave every other user, root included, with EMFILE.  So a share unit is
  * one fd the daemon holds for a user's leaves: each counter, each time
- * period's timerfd (counter.c), and the pidfd of each target it started
- * watching (watch.c).  Each user may hold at most pf_opts.max_counters
+ * period's timerfd and each cgroup leaf's cgroup.events, with its cgroup
+ * directory while it opens (counter.c), and the pidfd of each target it
+ * started watching (watch.c).  Each user may hold at most pf_opts.max_counters
  * units at once (the mount option max_counters=, by default a quarter of
  * the daemon's open-file limit when it serves every user, no limit of its
  * own otherwise).  An open that would go over fails with EMFILE for that
