@@ -151,6 +151,19 @@ int file_sample(struct pf_file *f, uint64_t *vals, uint64_t *ena,
 			   ena, run);
 }
 
+/* Under src->lock: the read of the set numbered @gen is @v, @ena, @run. */
+static void src_publish(struct pf_src *src, uint64_t gen, const uint64_t *v,
+			uint64_t ena, uint64_t run, int err)
+{
+	memcpy(src->vals, v, src->nr_members * sizeof(*v));
+	src->ena = ena;
+	src->run = run;
+	src->err = err;
+	src->done = gen;
+	src->sampling = false;
+	pthread_cond_broadcast(&src->cond);
+}
+
 /*
  * A read of @src's counters made after this call began, into @vals,
  * @ena and @run.  One reader reads them; those who come meanwhile wait,
@@ -177,13 +190,7 @@ static int src_sample(struct pf_src *src, uint64_t *vals, uint64_t *ena,
 		err = sets_sample(src->sets, src->nr_sets, src->nr_members,
 				  src->group, v, &e, &r);
 		pthread_mutex_lock(&src->lock);
-		memcpy(src->vals, v, src->nr_members * sizeof(*v));
-		src->ena = e;
-		src->run = r;
-		src->err = err;
-		src->done = gen;
-		src->sampling = false;
-		pthread_cond_broadcast(&src->cond);
+		src_publish(src, gen, v, e, r, err);
 	}
 	memcpy(vals, src->vals, src->nr_members * sizeof(*vals));
 	*ena = src->ena;
@@ -563,14 +570,9 @@ static bool src_read(struct pf_file *f, fuse_req_t req, size_t size)
 			r->err = batch->err;
 		}
 		pthread_mutex_lock(&src->lock);
-		memcpy(src->vals, batch->vals, sizeof(src->vals));
-		src->ena = batch->ena;
-		src->run = batch->run;
-		src->err = batch->err;
-		src->done = gen;
-		src->sampling = false;
+		src_publish(src, gen, batch->vals, batch->ena, batch->run,
+			    batch->err);
 		src->reading = false;
-		pthread_cond_broadcast(&src->cond);
 		*src->readytail = batch;
 		for (r = batch; r->next; r = r->next)
 			;

@@ -43,14 +43,13 @@ declare -A cmd=(
 )
 declare -A background=([qemu-x86]=1 [qemu-ppc]=1 [qemu-x86-debug]=1
 	[qemu-x86-612]=1 [qemu-x86-612-full]=1 [qemu-ppc-612]=1)
-# Linux 6.12 is make check-612: the whole suite in the x86_64 guest
-# (qemu-x86-612-full; qemu-x86-612 is KUnit and the fixed subset of
-# tests/qemu/subset) and the POWER9 guest (qemu-ppc-612); the patch series
-# of both bases is make check-series.  None of them, nor qemu-x86-debug
-# (make check-debug), is in the default order: a third cold kernel build
-# does not fit CI's cold budget on two CPUs beside the rest
-# (tests/qemu/README.md has the measured times).
-order=(deps build qemu-x86 qemu-ppc unit fuse tools hardening)
+# On Linux 6.12, make check runs KUnit and the fixed subset of
+# tests/qemu/subset in the x86_64 guest (qemu-x86-612); make check-612
+# runs the whole suite there (qemu-x86-612-full) and the POWER9 guest
+# (qemu-ppc-612), and make check-series the patch series of both bases.
+# Those and qemu-x86-debug (make check-debug) are not in the default
+# order: tests/qemu/README.md has the measured times that decided it.
+order=(deps build qemu-x86 qemu-ppc qemu-x86-612 unit fuse tools hardening)
 [ $# -gt 0 ] && order=("$@")
 
 pass=0 fail=0 skip=0 todo=0 bad_stages=()

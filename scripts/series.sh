@@ -391,7 +391,7 @@ cover() {	# cover LETTER NPERF: its subject and body (NPERF perf-core patches)
 	How it was tested
 	-----------------
 	In QEMU on Debian's Linux 6.1 and 6.12 (x86_64, with the kprobe,
-	uprobe, tracepoint and breakpoint PMUs) and on 6.1 ppc64le (POWER9
+	uprobe, tracepoint and breakpoint PMUs) and on 6.1 and 6.12 ppc64le (POWER9
 	pseries, whose PMU QEMU emulates): these KUnit tests; a conformance
 	suite of bats tests run as root and as an unprivileged user (every
 	errno, groups, periods, irq, control words, hotplug, lifetime,
