@@ -382,6 +382,77 @@ perf_as() {
 	assert_eq "${lines[6]}" 2 "cgroups listed inside the namespace"
 }
 
+# A caller in another cgroup namespace: a shell that joins cgroup $1,
+# unshares a cgroup namespace rooted there, says so in file $2, waits
+# for file $3, then execs the rest (the same pid all along: $! is it).
+in_cgns_bg() {
+	local d=$1 ready=$2 go=$3
+	shift 3
+	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec unshare -C sh -c "
+		touch \"\$0\"; while [ ! -e \"\$1\" ]; do sleep 0.01; done
+		shift; exec \"\$@\"" "$@"' sh "$d" "$ready" "$go" "$@" 3>&- &
+}
+
+@test "a caller moving between cgroups while it looks up never reaches above its namespace root" {
+	require_cgroup_root
+	require_cmd unshare
+	unshare -C true 2>/dev/null || skip "unshare cannot make a cgroup namespace (-C)"
+	local out pid res n=$((3000 * SLOW))
+	# its namespace is rooted at q; q/x and q/q/x end alike, so a path
+	# read as q/x from outside and as /q/x from inside, a move apart,
+	# puts the root one level up, at $B, where "out" is
+	mkdir -p "$B/q/x" "$B/q/q/x" "$B/out"
+	out=$(cg_id "$B/out")
+	in_cgns_bg "$B/q" "$T/ready" "$T/go" "$H/hashflood" count "$M/all/cpu_clock/cgroup.$out" "$n" > "$T/race.out"
+	pid=$!
+	wait_until "[ -e '$T/ready' ]" 100 || die "the caller did not start"
+	touch "$T/go"
+	while kill -0 "$pid" 2>/dev/null; do
+		{ echo "$pid" > "$B/q/x/cgroup.procs"; } 2>/dev/null || true
+		{ echo "$pid" > "$B/q/q/x/cgroup.procs"; } 2>/dev/null || true
+	done
+	wait "$pid" || die "hashflood failed: $(cat "$T/race.out")"
+	res=$(cat "$T/race.out")
+	echo "# $n lookups of a cgroup outside the namespace, moving: $res" >&3
+	assert_match "$res" '^found 0 last ENOENT$' "lookups above the namespace root"
+}
+
+@test "a caller in another cgroup namespace costs the daemon no process a request" {
+	require_fuse
+	require_cgroup_root
+	require_cmd unshare
+	require_cmd perf
+	unshare -C true 2>/dev/null || skip "unshare cannot make a cgroup namespace (-C)"
+	local sub pid n=200 forks
+	mkdir -p "$B/fk/in/sub"
+	sub=$(cg_id "$B/fk/in/sub")
+	# one of each first (an opener may start for it), then timed:
+	# lookups, readdirs and xattr reads
+	in_cgns_bg "$B/fk/in" "$T/ready" "$T/go" sh -c '
+		M=$0 H=$1 sub=$2 n=$3
+		"$H/fsop" stat "$M/cgroup.$sub" > /dev/null
+		"$H/fsop" readdir "$M" > /dev/null
+		touch "$4"; while [ ! -e "$5" ]; do sleep 0.01; done
+		"$H/hashflood" time "$M/cgroup.$sub" "$n" > /dev/null || exit 1
+		for i in $(seq 1 20); do
+			"$H/fsop" readdir "$M" > /dev/null
+			"$H/xattr" "$M/cgroup.$sub" user.perfctr.cgroup > /dev/null || exit 1
+		done' "$M/all/cpu_clock" "$H" "$sub" "$n" "$T/warm" "$T/timed"
+	pid=$!
+	wait_until "[ -e '$T/ready' ]" 100 || die "the caller did not start"
+	touch "$T/go"
+	wait_until "[ -e '$T/warm' ]" 300 || die "the caller's first requests did not end"
+	# the daemon's forks (its threads and what they fork) while it serves them
+	perf stat -x, -e sched:sched_process_fork -p "$PERFCTR_DAEMON_PID" -o "$T/perf.csv" -- \
+		sh -c 'touch "$1"; while kill -0 "$2" 2>/dev/null; do sleep 0.05; done' sh "$T/timed" "$pid" ||
+		die "perf stat: $(cat "$T/perf.csv")"
+	wait "$pid" || die "the caller's requests failed"
+	forks=$(awk -F, '$3 ~ /sched_process_fork/ { print $1 }' "$T/perf.csv")
+	is_count "$forks" || die "no fork count: $(cat "$T/perf.csv")"
+	echo "# $n lookups, 20 readdirs and 20 xattr reads from another cgroup namespace: $forks forks of the daemon" >&3
+	assert_le "$forks" 2 "the daemon's forks for $((n + 40)) requests"
+}
+
 @test "hostile cgroup names come back whole in user.perfctr.cgroup" {
 	require_cgroup_root
 	local n id got
