@@ -15,20 +15,23 @@
  * from the threaded daemon (opener.c).  It runs in the daemon only when
  * the daemon cannot separate privileges and so serves its own user alone.
  *
- * The daemon's own cgroup2 mount is the one place paths are resolved:
- * the first cgroup2 mount in its /proc/self/mountinfo, found at start.
+ * A caller in the daemon's own cgroup namespace is walked from the
+ * daemon's cgroup2 mount: the first in its /proc/self/mountinfo, found at
+ * start.  A caller in another is walked from a cgroup2 mount that its
+ * opener made inside that namespace, where the kernel roots it at the
+ * namespace's root (opener.c): nothing here reads where a caller is, so a
+ * caller that moves between cgroups cannot move its root, and no request
+ * forks.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -41,7 +44,6 @@
 #define WALK_DEPTH	128	/* deeper cgroups are not walked into */
 
 static char mnt[PATH_MAX];	/* the daemon's cgroup2 mount point, or "" */
-static char mnt_root[PATH_MAX];	/* its root in the daemon's cgroup ns */
 static struct stat own_cgns;
 
 /* mountinfo escapes ' ', '\t', '\n' and '\\' as \ooo */
@@ -89,12 +91,9 @@ void pf_cgroup_init(void)
 		strtok(NULL, " ");
 		root = strtok(NULL, " ");
 		point = strtok(NULL, " ");
-		if (!root || !point || strlen(root) >= sizeof(mnt_root) ||
-		    strlen(point) >= sizeof(mnt))
+		if (!root || !point || strlen(point) >= sizeof(mnt))
 			continue;
-		unescape(root);
 		unescape(point);
-		strcpy(mnt_root, strcmp(root, "/") ? root : "");
 		strcpy(mnt, point);
 		break;
 	}
@@ -110,140 +109,24 @@ bool pf_cgroup_available(void)
 	return mnt[0];
 }
 
-/* The "0::<path>" line of a /proc/<pid>/cgroup text, into @out. */
-static int v2_path(const char *text, char *out, size_t size)
+/* Is the cgroup namespace (@dev, @ino) the daemon's own? */
+bool pf_cgroup_same_ns(uint64_t dev, uint64_t ino)
 {
-	const char *p = text, *nl;
-
-	for (; *p; p = nl + 1) {
-		nl = strchr(p, '\n');
-		if (!nl)
-			nl = p + strlen(p);
-		if (!strncmp(p, "0::/", 4)) {
-			size_t len = nl - p - 3;
-
-			if (len >= size)
-				return -ENAMETOOLONG;
-			memcpy(out, p + 3, len);
-			out[len] = 0;
-			return 0;
-		}
-		if (!*nl)
-			break;
-	}
-	return -ENOENT;
-}
-
-/* Read a small file with syscalls only: safe in a forked child. */
-static ssize_t slurp(const char *path, char *buf, size_t size)
-{
-	ssize_t n, len = 0;
-	int fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)len < size - 1 &&
-	       (n = syscall(SYS_read, fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	syscall(SYS_close, fd);
-	buf[len] = 0;
-	return len;
+	return mnt[0] && dev == own_cgns.st_dev && ino == own_cgns.st_ino;
 }
 
 /*
- * @tid's cgroup path as a process in @tid's cgroup namespace sees it:
- * a child that enters that namespace reads it.  Only a read: the child
- * holds the daemon's rights but gives nothing back but the text.
+ * Where the cgroup namespace root of a caller in the daemon's own cgroup
+ * namespace is: the daemon's mount (absolute, into @out).  A caller in
+ * another one is walked from its own root, which only the kernel says:
+ * its opener mounts cgroup2 inside that namespace (opener.c), and the
+ * daemon never computes it from paths read at different moments.
  */
-static int path_in_its_ns(pid_t tid, char *out, size_t size)
+int pf_cgroup_root(char *out, size_t size)
 {
-	char path[64], buf[PATH_MAX + 64];
-	int pp[2], st, err;
-	ssize_t n, len = 0;
-	pid_t child;
-
-	if (pipe2(pp, O_CLOEXEC))
-		return -errno;
-	child = fork();
-	if (child < 0) {
-		err = -errno;
-		close(pp[0]);
-		close(pp[1]);
-		return err;
-	}
-	if (child == 0) {
-		int ns;
-
-		close(pp[0]);
-		snprintf(path, sizeof(path), "/proc/%d/ns/cgroup", (int)tid);
-		ns = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-		if (ns < 0 || syscall(SYS_setns, ns, CLONE_NEWCGROUP))
-			_exit(1);
-		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)tid);
-		n = slurp(path, buf, sizeof(buf));
-		if (n > 0 && syscall(SYS_write, pp[1], buf, n) != n)
-			_exit(1);
-		_exit(0);
-	}
-	close(pp[1]);
-	while ((size_t)len < sizeof(buf) - 1 &&
-	       (n = read(pp[0], buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += n;
-	close(pp[0]);
-	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
-		;
-	buf[len] = 0;
-	return v2_path(buf, out, size);
-}
-
-/*
- * Where the cgroup namespace root of the caller @tid is, as a path under
- * the daemon's mount (absolute, into @out).  The same namespace as ours:
- * the mount's root.  Another: its root is @tid's cgroup as we see it,
- * less the part that @tid sees below its own root.  A caller outside its
- * own root ("/.." in its view), or one that moves while we look, sees
- * no cgroup: -ENOENT.
- */
-int pf_cgroup_root(pid_t tid, char *out, size_t size)
-{
-	char path[64], buf[PATH_MAX + 64], ours[PATH_MAX], theirs[PATH_MAX];
-	size_t ol, tl, ml = strlen(mnt_root);
-	struct stat ns;
-	ssize_t n;
-	int err;
-
-	if (!mnt[0] || tid <= 0)
+	if (!mnt[0])
 		return -ENOENT;
-	snprintf(path, sizeof(path), "/proc/%d/ns/cgroup", (int)tid);
-	if (stat(path, &ns))
-		return errno == ESRCH ? -ENOENT : -errno;
-	if (ns.st_dev == own_cgns.st_dev && ns.st_ino == own_cgns.st_ino) {
-		if ((size_t)snprintf(out, size, "%s", mnt) >= size)
-			return -ENAMETOOLONG;
-		return 0;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)tid);
-	n = slurp(path, buf, sizeof(buf));
-	if (n < 0)
-		return n == -ESRCH ? -ENOENT : (int)n;
-	err = v2_path(buf, ours, sizeof(ours));
-	if (!err)
-		err = path_in_its_ns(tid, theirs, sizeof(theirs));
-	if (err)
-		return err == -ENAMETOOLONG ? err : -ENOENT;
-	if (!strncmp(theirs, "/..", 3))
-		return -ENOENT;
-	ol = strlen(ours);
-	tl = strcmp(theirs, "/") ? strlen(theirs) : 0;
-	if (tl > ol || (tl && strcmp(ours + ol - tl, theirs)))
-		return -ENOENT;
-	ol -= tl;
-	/* now ours[0, ol) is the root in our namespace; under the mount? */
-	if (ol < ml || strncmp(ours, mnt_root, ml) ||
-	    (ol > ml && ours[ml] != '/'))
-		return -ENOENT;
-	if ((size_t)snprintf(out, size, "%s%.*s", mnt, (int)(ol - ml),
-			     ours + ml) >= size)
+	if ((size_t)snprintf(out, size, "%s", mnt) >= size)
 		return -ENAMETOOLONG;
 	return 0;
 }
@@ -324,7 +207,8 @@ static int walk_dir(int fd, uint64_t ino, struct pf_cgwalk *w,
 
 /**
  * pf_cgroup_walk() - walk the cgroups under @root with the rights we hold
- * @root: absolute path of the caller's cgroup namespace root
+ * @at: the directory @root is relative to (AT_FDCWD for an absolute one)
+ * @root: the caller's cgroup namespace root
  * @w: w->want is the id to find (0: list every id into w->ids); on a
  *	find, w->path is its path relative to @root ("/" for @root) and,
  *	when w->want_fds, w->dirfd and w->eventsfd (-1 if it has no
@@ -333,7 +217,7 @@ static int walk_dir(int fd, uint64_t ino, struct pf_cgwalk *w,
  * Return: 0 (listed, at most PF_CGROUP_MAX, or found), -ENOENT (not
  * found), or the errno that stopped the walk.
  */
-int pf_cgroup_walk(const char *root, struct pf_cgwalk *w)
+int pf_cgroup_walk(int at, const char *root, struct pf_cgwalk *w)
 {
 	struct statfs sfs;
 	struct stat st;
@@ -345,8 +229,7 @@ int pf_cgroup_walk(const char *root, struct pf_cgwalk *w)
 	w->eventsfd = -1;
 	w->path[0] = 0;
 	w->len = 0;
-	fd = syscall(SYS_openat, AT_FDCWD, root,
-		     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = syscall(SYS_openat, at, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -ENOENT;
 	if (syscall(SYS_fstatfs, fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC ||

@@ -176,7 +176,8 @@ bool pf_creds_equal(const struct pf_creds *a, const struct pf_creds *b)
 {
 	return ids_equal(a, b) && same_userns(a, b) &&
 	       a->pidns_dev == b->pidns_dev &&
-	       a->pidns_ino == b->pidns_ino;
+	       a->pidns_ino == b->pidns_ino &&
+	       a->cgns_dev == b->cgns_dev && a->cgns_ino == b->cgns_ino;
 }
 
 /*

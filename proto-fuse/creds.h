@@ -42,6 +42,7 @@ struct pf_creds {
 	gid_t groups[PF_MAX_GROUPS];
 	uint64_t userns_dev, userns_ino;	/* the user ns @caps are in */
 	uint64_t pidns_dev, pidns_ino;	/* the pid namespace it lives in */
+	uint64_t cgns_dev, cgns_ino;	/* the cgroup namespace it walks */
 };
 
 /*

@@ -184,6 +184,7 @@ struct pf_caller {
 	uid_t acct_uid;			/* its share's: pf_accountable_uid() */
 	bool same_userns;		/* as the daemon's */
 	bool same_pidns;		/* as the daemon's */
+	bool same_cgns;			/* as the daemon's (and cgroups exist) */
 };
 
 int pf_opener_init(const char **why);
@@ -221,8 +222,9 @@ struct pf_cgwalk {
 
 void pf_cgroup_init(void);
 bool pf_cgroup_available(void);
-int pf_cgroup_root(pid_t tid, char *out, size_t size);
-int pf_cgroup_walk(const char *root, struct pf_cgwalk *w);
+bool pf_cgroup_same_ns(uint64_t dev, uint64_t ino);
+int pf_cgroup_root(char *out, size_t size);
+int pf_cgroup_walk(int at, const char *root, struct pf_cgwalk *w);
 
 /*
  * The daemon itself short of fds or memory: an answer about us, not about

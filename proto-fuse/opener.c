@@ -21,7 +21,9 @@
  *    SCM_RIGHTS; perf's errno goes back as it is;
  *  - it walks the cgroup2 tree for cgroup targets (cgroup.c), so that
  *    a caller finds, lists and opens only the cgroup directories it can
- *    open itself; a cgroup counter is opened on the directory fd that
+ *    open itself; for a caller in another cgroup namespace, from a
+ *    cgroup2 mount it made in that namespace as it started (so openers
+ *    are keyed by cgroup namespace too); a cgroup counter is opened on the directory fd that
  *    walk opened, sent back with the request, so perf judges the caller
  *    on both the cgroup and the CPU-wide counter;
  *  - openers are kept per credential set (struct pf_creds) and reused;
@@ -109,6 +111,7 @@ struct pf_open_req {
 	uint32_t fallback;		/* leader may drop sample_period */
 	uint32_t cgroup;		/* OP_OPEN: pid is the attached cgroup fd */
 	uint32_t want_fds;
+	uint32_t in_ns;			/* OP_CG*: from the opener's cgroup ns root */
 	uint64_t cgid;
 	struct perf_event_attr attr[PERFCTRFS_MAX_GROUP];
 	char root[PATH_MAX];
@@ -153,6 +156,25 @@ static bool separated;			/* openers work here */
 static struct pf_creds own;
 static uint64_t own_permitted;
 static struct stat own_userns, own_pidns;
+static int cg_root = -1;	/* an opener's: its caller's cgroup ns root */
+
+#ifndef PROC_CGROUP_INIT_INO
+#define PROC_CGROUP_INIT_INO	0xEFFFFFFBU
+#endif
+#ifndef FSOPEN_CLOEXEC
+#define FSOPEN_CLOEXEC		0x1
+#define FSCONFIG_CMD_CREATE	6
+#define FSMOUNT_CLOEXEC		0x1
+#define MOUNT_ATTR_RDONLY	0x1
+#define MOUNT_ATTR_NOSUID	0x2
+#define MOUNT_ATTR_NODEV	0x4
+#define MOUNT_ATTR_NOEXEC	0x8
+#endif
+#ifndef SYS_fsopen
+#define SYS_fsopen		430
+#define SYS_fsconfig		431
+#define SYS_fsmount		432
+#endif
 
 /* ---- the opens themselves: in an opener, or in the daemon ------------ */
 
@@ -382,6 +404,35 @@ static ssize_t opener_read(int s, struct pf_open_req *req, int *cgfd)
 	return n;
 }
 
+/*
+ * The root of the caller's cgroup namespace, as the kernel gives it: a
+ * cgroup2 mount made inside that namespace (@nsfd) is rooted there.  A
+ * detached mount (fsopen/fsmount), read-only, seen by no one; made with
+ * the daemon's rights, before the opener becomes the caller, and only
+ * opened with the caller's.  Never in the initial cgroup namespace: a
+ * cgroup2 mount made there resets the hierarchy's mount options
+ * (nsdelegate).  -1 when it cannot be made: that caller sees no cgroup.
+ */
+static int cgns_mount(int nsfd)
+{
+	struct stat st;
+	int fs, m;
+
+	if (syscall(SYS_fstat, nsfd, &st) || st.st_ino == PROC_CGROUP_INIT_INO ||
+	    syscall(SYS_setns, nsfd, CLONE_NEWCGROUP))
+		return -1;
+	fs = syscall(SYS_fsopen, "cgroup2", FSOPEN_CLOEXEC);
+	if (fs < 0)
+		return -1;
+	m = -1;
+	if (!syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
+		m = syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+			    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+			    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	syscall(SYS_close, fs);
+	return m;
+}
+
 /* OP_CGFIND and OP_CGLIST, with the caller's rights */
 static void opener_cgroup(int s, struct pf_open_req *req)
 {
@@ -395,8 +446,12 @@ static void opener_cgroup(int s, struct pf_open_req *req)
 	w.want_fds = req->want_fds;
 	if (req->op == OP_CGFIND && !req->cgid)
 		rep.err = -ENOENT;
+	else if (req->in_ns)
+		/* another cgroup ns: from its root, opened as the caller */
+		rep.err = cg_root < 0 ? -ENOENT :
+			  pf_cgroup_walk(cg_root, ".", &w);
 	else
-		rep.err = pf_cgroup_walk(req->root, &w);
+		rep.err = pf_cgroup_walk(AT_FDCWD, req->root, &w);
 	if (!rep.err && req->op == OP_CGLIST) {
 		rep.plen = w.nr * sizeof(w.ids[0]);
 		payload = w.ids;
@@ -418,6 +473,7 @@ static void opener_cgroup(int s, struct pf_open_req *req)
  * namespace (@unsfd) once it has the caller's ids; never returns.
  */
 static void __attribute__((noreturn)) opener_main(int s, int unsfd,
+						  int cgnsfd,
 						  const struct pf_creds *c)
 {
 	struct pf_open_rep rep = { 0 };
@@ -429,20 +485,39 @@ static void __attribute__((noreturn)) opener_main(int s, int unsfd,
 
 	/*
 	 * Nothing of the daemon's: not its fds (the user ns one kept as
-	 * s + 1 until it is entered), handlers or blocked signals.
+	 * s + 1 until it is entered, the cgroup ns one as s + 2: each first
+	 * copied above s + 2, so that neither move overwrites the other),
+	 * handlers or blocked signals.
 	 */
-	if (unsfd >= 0 && unsfd != s + 1 && dup2(unsfd, s + 1) < 0)
+	if (unsfd >= 0 &&
+	    (unsfd = syscall(SYS_fcntl, unsfd, F_DUPFD, s + 3)) < 0)
 		_exit(1);
-	if (unsfd >= 0)
-		unsfd = s + 1;
+	if (cgnsfd >= 0 &&
+	    (cgnsfd = syscall(SYS_fcntl, cgnsfd, F_DUPFD, s + 3)) < 0)
+		_exit(1);
+	if (unsfd >= 0 && syscall(SYS_dup2, unsfd, s + 1) < 0)
+		_exit(1);
+	if (cgnsfd >= 0 && syscall(SYS_dup2, cgnsfd, s + 2) < 0)
+		_exit(1);
+	unsfd = unsfd >= 0 ? s + 1 : -1;
+	cgnsfd = cgnsfd >= 0 ? s + 2 : -1;
 	if (s > 0)
 		syscall(SYS_close_range, 0, s - 1, 0);
-	syscall(SYS_close_range, unsfd >= 0 ? s + 2 : s + 1, ~0U, 0);
+	if (unsfd < 0)
+		syscall(SYS_close, s + 1);
+	syscall(SYS_close_range, s + 3, ~0U, 0);
+	if (cgnsfd < 0)
+		syscall(SYS_close, s + 2);
 	for (sig = 1; sig < 32; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* while we still hold the daemon's rights: the caller's ns root */
+	if (cgnsfd >= 0) {
+		cg_root = cgns_mount(cgnsfd);
+		syscall(SYS_close, cgnsfd);
+	}
 	rep.err = become(c, unsfd);
 	if (unsfd >= 0)
 		syscall(SYS_close, unsfd);
@@ -678,14 +753,15 @@ static int opener_pidfd(pid_t pid, int *pidfd)
  * its unreaped child, whose pid no other process can have: we take the
  * pidfd that kills it at retirement then (or kill it by its pid, when
  * that fails).  The opener joins the caller's user namespace (@unsfd, or
- * ours when -1) once it has the caller's ids.
+ * ours when -1) once it has the caller's ids, and mounts cgroup2 in the
+ * caller's cgroup namespace (@cgnsfd, or none when -1) before that.
  *
  * @o holds the credentials and its lock; its pid, pidfd and sock are
  * set here (-1 left in pidfd and sock on failure).  Called without
  * pool_lock: @o->pid is set under it, before mid may exit, so that
  * pf_target_refused() always knows the opener (see there).
  */
-static int opener_spawn(int nsfd, int unsfd, struct pf_opener *o)
+static int opener_spawn(int nsfd, int unsfd, int cgnsfd, struct pf_opener *o)
 {
 	const struct pf_creds *c = &o->creds;
 	struct pf_open_rep rep;
@@ -720,7 +796,7 @@ static int opener_spawn(int nsfd, int unsfd, struct pf_opener *o)
 		else
 			pid = fork();
 		if (pid == 0)
-			opener_main(sv[1], unsfd, c);
+			opener_main(sv[1], unsfd, cgnsfd, c);
 		if (pid < 0)
 			pid = -errno;
 		if (write(pp[1], &pid, sizeof(pid)) != sizeof(pid)) {
@@ -864,7 +940,7 @@ static void opener_unhold(struct pf_opener *o)
  */
 static int opener_make(const struct pf_caller *c, struct pf_opener *o)
 {
-	int nsfd = -1, unsfd = -1, err = 0;
+	int nsfd = -1, unsfd = -1, cgnsfd = -1, err = 0;
 
 	pthread_mutex_unlock(&pool_lock);
 	if (!c->same_pidns)
@@ -873,12 +949,18 @@ static int opener_make(const struct pf_caller *c, struct pf_opener *o)
 	if (!err && !c->same_userns)
 		err = open_ns(c->tid, "user", c->creds.userns_dev,
 			      c->creds.userns_ino, &unsfd);
+	if (!err && !c->same_cgns && c->creds.cgns_ino &&
+	    pf_cgroup_available())
+		err = open_ns(c->tid, "cgroup", c->creds.cgns_dev,
+			      c->creds.cgns_ino, &cgnsfd);
 	if (!err)
-		err = opener_spawn(nsfd, unsfd, o);
+		err = opener_spawn(nsfd, unsfd, cgnsfd, o);
 	if (nsfd >= 0)
 		close(nsfd);
 	if (unsfd >= 0)
 		close(unsfd);
+	if (cgnsfd >= 0)
+		close(cgnsfd);
 	pthread_mutex_lock(&pool_lock);
 	__atomic_sub_fetch(&nr_spawning, 1, __ATOMIC_RELEASE);
 	o->spawning = false;
@@ -1134,24 +1216,28 @@ static int cgroup_call(const struct pf_caller *c, struct pf_cgwalk *w)
 	size_t psize;
 
 	if (!separated) {
-		if (!pf_creds_privileged_as(&c->creds, &own))
+		/* no opener to mount in another cgroup ns: ours alone */
+		if (!pf_creds_privileged_as(&c->creds, &own) || !c->same_cgns)
 			return -ENOENT;
 		req = malloc(sizeof(*req));
 		if (!req)
 			return -ENOMEM;
-		err = pf_cgroup_root(c->tid, req->root, sizeof(req->root));
+		err = pf_cgroup_root(req->root, sizeof(req->root));
 		if (!err)
-			err = pf_cgroup_walk(req->root, w);
+			err = pf_cgroup_walk(AT_FDCWD, req->root, w);
 		free(req);
 		return err;
 	}
+	if (!c->same_cgns && !c->creds.cgns_ino)
+		return -ENOENT;
 	req = calloc(1, sizeof(*req));
 	if (!req)
 		return -ENOMEM;
 	req->op = w->want ? OP_CGFIND : OP_CGLIST;
 	req->cgid = w->want;
 	req->want_fds = w->want_fds;
-	err = pf_cgroup_root(c->tid, req->root, sizeof(req->root));
+	req->in_ns = !c->same_cgns;
+	err = req->in_ns ? 0 : pf_cgroup_root(req->root, sizeof(req->root));
 	if (err) {
 		free(req);
 		return err;
@@ -1372,7 +1458,7 @@ static int userns_walk(pid_t tid, struct pf_userns_walk *w)
 int pf_caller_get(pid_t tid, struct pf_caller *c)
 {
 	struct pf_userns_walk walk = { 0 };
-	struct stat uns, pns;
+	struct stat uns, pns, cns;
 	int err;
 
 	if (tid <= 0)
@@ -1408,6 +1494,15 @@ int pf_caller_get(pid_t tid, struct pf_caller *c)
 		      pf_accountable_uid(c->st.uid[0], &walk);
 	c->same_pidns = pns.st_dev == own_pidns.st_dev &&
 			pns.st_ino == own_pidns.st_ino;
+	/*
+	 * Its cgroup namespace keys its opener, which walks the cgroups
+	 * from that namespace's root; unreadable, it sees no cgroup.
+	 */
+	if (!ns_of(tid, "cgroup", &cns)) {
+		c->creds.cgns_dev = cns.st_dev;
+		c->creds.cgns_ino = cns.st_ino;
+		c->same_cgns = pf_cgroup_same_ns(cns.st_dev, cns.st_ino);
+	}
 	return 0;
 }
 
@@ -1596,7 +1691,7 @@ int pf_opener_init(const char **why)
 		o->creds = probe;
 		o->sock = o->pidfd = -1;
 		pthread_mutex_init(&o->lock, NULL);
-		err = opener_spawn(-1, -1, o);
+		err = opener_spawn(-1, -1, -1, o);
 		if (err)
 			opener_free(o);
 	}

@@ -150,6 +150,11 @@ static void test_decide(void)
 	pf_creds_decide(&st, 1, 1, 1, 3, &b);
 	report(!pf_creds_equal(&a, &b),
 	       "another pid namespace is another opener");
+	pf_creds_decide(&st, 1, 1, 1, 2, &b);
+	b.cgns_dev = 1;
+	b.cgns_ino = 7;
+	report(!pf_creds_equal(&a, &b),
+	       "another cgroup namespace is another opener (its mount is rooted there)");
 	status(&st, 1000, 0, g2, 3);
 	st.uid[1] = 0;		/* a setuid-root program: euid 0 */
 	pf_creds_decide(&st, 1, 1, 1, 2, &b);
