@@ -453,6 +453,56 @@ in_cgns_bg() {
 	assert_le "$forks" 2 "the daemon's forks for $((n + 40)) requests"
 }
 
+# flood_phase NAME: $U1 looks up NAME in each directory of $DIRS, one
+# process each, at once (FUSE serialises the lookups of one directory),
+# while root's leaf $V is read; prints the best of three times of $N
+# preads of it (ns)
+flood_phase() {
+	local d t best= pids=()
+	as_user_argv "$U1"
+	for d in $DIRS; do
+		"${AS_USER[@]}" "$H/hashflood" count "$d/$1" 100000000 > /dev/null 3>&- &
+		pids+=($!)
+	done
+	sleep 1
+	for i in 1 2 3; do
+		# a starved reader takes minutes: 60 s is a failure already
+		t=$(timeout 60 "$H/hashflood" reads "$V" "$N") || t=60000000000
+		[ -z "$best" ] || [ "$t" -lt "$best" ] && best=$t
+	done
+	kill "${pids[@]}" 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null
+	echo "$best"
+}
+
+@test "a user's flood of cgroup lookups holds no more than its share of the daemon: another's reads stay live" {
+	require_fuse
+	require_cgroup_root
+	require_users
+	local i e c cheap walk
+	N=100 DIRS=
+	# 16 event directories: more lookups at once than the daemon has workers
+	for c in all $(online_cpus | head -n 1); do
+		for e in $(events_of | grep -v '[.+]' | head -n 8); do
+			DIRS="$DIRS $M/$c/$e"
+		done
+	done
+	# a delegated subtree of 3,660 cgroups, which every walk of U1 visits
+	mkdir "$B/atk"
+	(cd "$B/atk" && mkdir $(seq 1 60) && for i in $(seq 1 60); do (cd "$i" && mkdir $(seq 1 60)); done) ||
+		die "cannot make the subtree"
+	chown -R "$U1" "$B/atk"
+	V=$(leaf 0 cpu_clock self simple 0)
+	# the control: as many lookups of a name that fails to parse, which
+	# costs a worker no walk; then of an id that no cgroup has, which
+	# walks the whole tree each time
+	cheap=$(flood_phase cgroup.0)
+	walk=$(flood_phase cgroup.18446744073709551615)
+	echo "# $N preads of root's leaf while $U1 looks up in $(echo $DIRS | wc -w) directories at once: $((cheap / 1000)) us against unparsable names, $((walk / 1000)) us against cgroup walks" >&3
+	find "$B/atk" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null || true
+	assert_le "$walk" $((cheap * 3)) "ns for $N preads while $U1's lookups walk (against unparsable names: $cheap)"
+}
+
 @test "hostile cgroup names come back whole in user.perfctr.cgroup" {
 	require_cgroup_root
 	local n id got

@@ -11,6 +11,9 @@
  *		or the first errno name stat gave
  *	hashflood time PATH COUNT
  *		stat PATH COUNT times; prints the nanoseconds taken
+ *	hashflood reads PATH COUNT
+ *		open PATH (a period-0 leaf) once, pread it at 0 COUNT times;
+ *		prints the nanoseconds the preads took
  *	hashflood count PATH COUNT
  *		stat PATH COUNT times, whatever each gives; prints "found N"
  *		(how many succeeded) and, when one failed, the last errno
@@ -19,9 +22,11 @@
  * Exits 0 when every stat succeeded, 1 when one failed, 2 on bad usage.
  */
 #include "common.h"
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define OLD_BUCKETS	4096
 
@@ -93,6 +98,30 @@ static int timed(const char *path, unsigned long count)
 	return 0;
 }
 
+static int reads(const char *path, unsigned long count)
+{
+	struct timespec a, b;
+	unsigned long i;
+	char buf[4096];
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0) {
+		printf("%s\n", errname(errno));
+		return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < count; i++)
+		if (pread(fd, buf, sizeof(buf), 0) <= 0) {
+			printf("%s\n", errname(errno));
+			return 1;
+		}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	close(fd);
+	printf("%lld\n", (long long)(b.tv_sec - a.tv_sec) * 1000000000LL +
+	       (b.tv_nsec - a.tv_nsec));
+	return 0;
+}
+
 static int counted(const char *path, unsigned long count)
 {
 	unsigned long i, found = 0;
@@ -118,6 +147,8 @@ int main(int argc, char **argv)
 		return flood(argv[2], num_arg(argv[3]), num_arg(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "time"))
 		return timed(argv[2], num_arg(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "reads"))
+		return reads(argv[2], num_arg(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "count"))
 		return counted(argv[2], num_arg(argv[3]));
 	fprintf(stderr, "usage: see the comment at the top of hashflood.c\n");
