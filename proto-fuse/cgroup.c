@@ -173,6 +173,15 @@ static int walk_dir(int fd, uint64_t ino, struct pf_cgwalk *w,
 			if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") ||
 			    !strcmp(de->d_name, ".."))
 				continue;
+			/*
+			 * Every directory tried costs: a walk stops at
+			 * PF_CGROUP_WALK_MAX, so that no subtree, however
+			 * large, makes one request long.  A listing ends
+			 * there; a search fails with ELOOP (it may exist
+			 * beyond), never with a false ENOENT.
+			 */
+			if (++w->tried > PF_CGROUP_WALK_MAX)
+				return w->want ? -ELOOP : 1;
 			/* a directory the caller cannot open: not its */
 			sub = syscall(SYS_openat, fd, de->d_name,
 				      O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
@@ -206,7 +215,8 @@ static int walk_dir(int fd, uint64_t ino, struct pf_cgwalk *w,
 }
 
 /**
- * pf_cgroup_walk() - walk the cgroups under @root with the rights we hold
+ * pf_cgroup_walk() - walk the cgroups under @root with the rights we hold,
+ *	at most PF_CGROUP_WALK_MAX directories of them
  * @at: the directory @root is relative to (AT_FDCWD for an absolute one)
  * @root: the caller's cgroup namespace root
  * @w: w->want is the id to find (0: list every id into w->ids); on a
@@ -215,7 +225,8 @@ static int walk_dir(int fd, uint64_t ino, struct pf_cgwalk *w,
  *	cgroup.events, as the hierarchy's root has none) are open on it
  *
  * Return: 0 (listed, at most PF_CGROUP_MAX, or found), -ENOENT (not
- * found), or the errno that stopped the walk.
+ * found), -ELOOP (not found in the first PF_CGROUP_WALK_MAX directories
+ * tried), or the errno that stopped the walk.
  */
 int pf_cgroup_walk(int at, const char *root, struct pf_cgwalk *w)
 {
@@ -224,6 +235,7 @@ int pf_cgroup_walk(int at, const char *root, struct pf_cgwalk *w)
 	int fd, ret;
 
 	w->nr = 0;
+	w->tried = 0;
 	w->found = false;
 	w->dirfd = -1;
 	w->eventsfd = -1;

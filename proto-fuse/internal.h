@@ -93,6 +93,8 @@ struct pf_opts {
 	bool foreground;
 	unsigned long max_counters;	/* per uid; 0: no limit of our own */
 	unsigned long max_dirs;		/* open directories per uid; 0: none */
+	unsigned long max_calls;	/* opener requests a uid may have in
+					 * the daemon at once; 0: no limit */
 };
 
 extern struct pf_opts pf_opts;
@@ -168,6 +170,8 @@ int pf_share_take(uid_t uid, unsigned long n);
 void pf_share_give(uid_t uid, unsigned long n);
 int pf_share_dir_take(uid_t uid);
 void pf_share_dir_give(uid_t uid);
+int pf_share_call_take(uid_t uid);
+void pf_share_call_give(uid_t uid);
 int pf_budget_lock(const struct pf_caller *c, unsigned long pages,
 		   struct pf_budget *b);
 int pf_budget_timer(const struct pf_caller *c, uint64_t period_ns,
@@ -208,12 +212,14 @@ int pf_cgroup_list(pid_t tid, uint64_t **ids);
 
 /* cgroup.c */
 #define PF_CGROUP_MAX	8192	/* cgroups one caller may list */
+#define PF_CGROUP_WALK_MAX 16384 /* directories one walk may try to open */
 
 struct pf_cgwalk {
 	uint64_t want;			/* the id to find, or 0: list */
 	bool want_fds;			/* find: keep dirfd and eventsfd */
 	bool found;
 	unsigned int nr;		/* list: ids[0, nr) */
+	unsigned int tried;		/* directories the walk tried to open */
 	uint64_t ids[PF_CGROUP_MAX];
 	char path[PATH_MAX];		/* find: relative to the walk's root */
 	size_t len;

@@ -1078,11 +1078,32 @@ static int opener_ask(int s, struct pf_open_req *req, int fd)
 /*
  * One request to @c's opener (with @fd attached, unless -1), its reply
  * into @rep, @fds and @payload: 0, or the daemon's own -errno when the
- * opener could not answer.
+ * opener could not answer, or -EAGAIN when the caller's user already has
+ * pf_opts.max_calls requests waiting on openers.
  */
+static int opener_call_held(const struct pf_caller *c,
+			    struct pf_open_req *req, int fd,
+			    struct pf_open_rep *rep, int *fds, void *payload,
+			    size_t psize);
+
 static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
 		       int fd, struct pf_open_rep *rep, int *fds,
 		       void *payload, size_t psize)
+{
+	int err;
+
+	/* each user's share of the workers that wait on openers (share.c) */
+	err = pf_share_call_take(c->acct_uid);
+	if (err)
+		return err;
+	err = opener_call_held(c, req, fd, rep, fds, payload, psize);
+	pf_share_call_give(c->acct_uid);
+	return err;
+}
+
+static int opener_call_held(const struct pf_caller *c, struct pf_open_req *req,
+			    int fd, struct pf_open_rep *rep, int *fds,
+			    void *payload, size_t psize)
 {
 	struct pf_opener *o;
 	int err, tries;

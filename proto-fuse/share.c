@@ -43,6 +43,13 @@
  * pf_opts.max_dirs of them (max_dirs=, by default PF_MAX_DIRS when the
  * daemon serves every user): EMFILE past it, for that user alone.
  *
+ * A request that an opener serves (an open, a pid's pidfd, a cgroup walk)
+ * holds one of the daemon's worker threads until the opener answers, and
+ * a user's opener serves one request at a time: so each user may have at
+ * most pf_opts.max_calls of them in the daemon at once (a quarter of the
+ * workers); one more gets EAGAIN at once, for that user alone, and the
+ * other workers stay free for everyone else.
+ *
  * share_lock guards the table, and no other lock is taken while it is
  * held (it is taken under pf_lock, by watch.c); the sysctls and /proc
  * files a charge needs are read before it is taken.
@@ -64,6 +71,7 @@ struct pf_share {
 	unsigned long dirs;		/* open directory handles */
 	struct pf_mlock mlock;		/* pages its irq leaves lock */
 	unsigned long timer_rate;	/* its timers' firings a second */
+	unsigned long calls;		/* its requests with an opener now */
 };
 
 static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -92,7 +100,8 @@ static void share_put(struct pf_share *s)
 {
 	struct pf_share **pp;
 
-	if (s->held || s->dirs || s->mlock.user || s->mlock.pinned || s->timer_rate)
+	if (s->held || s->dirs || s->mlock.user || s->mlock.pinned ||
+	    s->timer_rate || s->calls)
 		return;
 	for (pp = &buckets[s->uid % SHARE_BUCKETS]; *pp != s; pp = &(*pp)->next)
 		;
@@ -166,6 +175,44 @@ int pf_share_dir_take(uid_t uid)
 void pf_share_dir_give(uid_t uid)
 {
 	share_give(uid, true, 1);
+}
+
+/*
+ * One more request of @uid's to an opener (opener.c): 0, or -EAGAIN when
+ * it already has pf_opts.max_calls there (none for the daemon's own).
+ */
+int pf_share_call_take(uid_t uid)
+{
+	struct pf_share *s;
+	int err = 0;
+
+	pthread_mutex_lock(&share_lock);
+	s = share_find(uid, true);
+	if (!s)
+		err = -ENOMEM;
+	else if (uid != PF_UID_DAEMON && pf_opts.max_calls &&
+		 s->calls >= pf_opts.max_calls)
+		err = -EAGAIN;
+	else
+		s->calls++;
+	if (s)
+		share_put(s);
+	pthread_mutex_unlock(&share_lock);
+	return err;
+}
+
+void pf_share_call_give(uid_t uid)
+{
+	struct pf_share *s;
+
+	pthread_mutex_lock(&share_lock);
+	s = share_find(uid, false);
+	if (s) {
+		if (s->calls)
+			s->calls--;
+		share_put(s);
+	}
+	pthread_mutex_unlock(&share_lock);
 }
 
 /* A sysctl's number, or @fallback when it cannot be read. */

@@ -453,13 +453,15 @@ in_cgns_bg() {
 	assert_le "$forks" 2 "the daemon's forks for $((n + 40)) requests"
 }
 
-# flood_phase NAME: $U1 looks up NAME in each directory of $DIRS, one
-# process each, at once (FUSE serialises the lookups of one directory),
-# while root's leaf $V is read; prints the best of three times of $N
-# preads of it (ns)
+# flood_phase NAME [spin]: $U1 looks up NAME in each directory of $DIRS,
+# one process each, at once (FUSE serialises the lookups of one
+# directory), while root's leaf $V is read; prints the best of three
+# times of $N preads of it (ns).  With spin, $U1 also burns a CPU, as its
+# opener does while it walks: any user may, and the bound is on workers.
 flood_phase() {
 	local d t best= pids=()
 	as_user_argv "$U1"
+	[ "${2:-}" != spin ] || { "${AS_USER[@]}" "$H/spin" 300 > /dev/null 3>&- & pids+=($!); }
 	for d in $DIRS; do
 		"${AS_USER[@]}" "$H/hashflood" count "$d/$1" 100000000 > /dev/null 3>&- &
 		pids+=($!)
@@ -493,14 +495,15 @@ flood_phase() {
 		die "cannot make the subtree"
 	chown -R "$U1" "$B/atk"
 	V=$(leaf 0 cpu_clock self simple 0)
-	# the control: as many lookups of a name that fails to parse, which
-	# costs a worker no walk; then of an id that no cgroup has, which
+	# the control: as many lookups of a pid that does not exist, which
+	# identify the caller as a cgroup's do but wait on no opener, and a
+	# CPU burnt by the same user; then of an id that no cgroup has, which
 	# walks the whole tree each time
-	cheap=$(flood_phase cgroup.0)
+	cheap=$(flood_phase 999999999 spin)
 	walk=$(flood_phase cgroup.18446744073709551615)
-	echo "# $N preads of root's leaf while $U1 looks up in $(echo $DIRS | wc -w) directories at once: $((cheap / 1000)) us against unparsable names, $((walk / 1000)) us against cgroup walks" >&3
+	echo "# $N preads of root's leaf while $U1 looks up in $(echo $DIRS | wc -w) directories at once: $((cheap / 1000)) us against lookups of a missing pid, $((walk / 1000)) us against cgroup walks" >&3
 	find "$B/atk" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null || true
-	assert_le "$walk" $((cheap * 3)) "ns for $N preads while $U1's lookups walk (against unparsable names: $cheap)"
+	assert_le "$walk" $((cheap * 3)) "ns for $N preads while $U1's lookups walk (against lookups of a missing pid: $cheap)"
 }
 
 @test "hostile cgroup names come back whole in user.perfctr.cgroup" {
