@@ -29,13 +29,14 @@ setup_file() {
 setup() {
 	perfctr_setup
 	T=$BATS_TEST_TMPDIR
-	B= U1=
+	B= U1= X=
 }
 
 teardown() {
 	restore_paranoid
 	kill_bg_jobs
 	[ -z "$B" ] || cg_remove "$B"
+	[ -z "$X" ] || umount_extra "$X"
 }
 
 # ---- helpers of this file ----------------------------------------------
@@ -504,6 +505,32 @@ flood_phase() {
 	echo "# $N preads of root's leaf while $U1 looks up in $(echo $DIRS | wc -w) directories at once: $((cheap / 1000)) us against lookups of a missing pid, $((walk / 1000)) us against cgroup walks" >&3
 	find "$B/atk" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null || true
 	assert_le "$walk" $((cheap * 3)) "ns for $N preads while $U1's lookups walk (against lookups of a missing pid: $cheap)"
+}
+
+@test "a removed cgroup's leaf gives back its cgroup.events unit at once" {
+	require_fuse
+	require_cgroup_root
+	require_users
+	[ -w "$PARANOID" ] || skip "no writable $PARANOID"
+	local r1 r2 out
+	# 4 units: a cgroup leaf on one CPU holds 2 (its counter and its
+	# cgroup.events) and takes 3 while it opens (its directory too)
+	X=$(extra_dir)
+	mount_extra "$X" max_counters=4
+	set_paranoid -1
+	mkdir "$B/r1" "$B/r2"
+	chown "$U1" "$B"
+	r1=$(cg_id "$B/r1") r2=$(cg_id "$B/r2")
+	# the first leaf stays open across the removal of its cgroup, seen
+	# by a read; then a second leaf on another cgroup
+	out=$(as_user "$U1" "$H/leafio" "$X/0/cpu_clock/cgroup.$r1/simple/0" read \
+		sh="rmdir '$B/r1'" read read \
+		sh="'$H/leafio' '$X/0/cpu_clock/cgroup.$r2/simple/0' read" 2>&1) || true
+	echo "# $(echo $out)" >&3
+	set -- $out
+	is_count "$1" || die "first leaf: $out"
+	assert_eq "$3" EOF "the first leaf after its cgroup's removal"
+	is_count "$4" || die "the second leaf, with the first one's cgroup gone: '$4' (all: $out)"
 }
 
 @test "hostile cgroup names come back whole in user.perfctr.cgroup" {
