@@ -521,15 +521,17 @@ flood_phase() {
 	mkdir "$B/r1" "$B/r2"
 	chown "$U1" "$B"
 	r1=$(cg_id "$B/r1") r2=$(cg_id "$B/r2")
-	# the first leaf stays open across the removal of its cgroup, seen
-	# by a read; then a second leaf on another cgroup
-	out=$(as_user "$U1" "$H/leafio" "$X/0/cpu_clock/cgroup.$r1/simple/0" read \
+	# the first leaf (period N, non-blocking: its reads see the removal)
+	# stays open across the removal of its cgroup; then a second leaf on
+	# another cgroup
+	out=$(as_user "$U1" "$H/leafio" -n "$X/0/cpu_clock/cgroup.$r1/simple/1000000000000" read \
 		sh="rmdir '$B/r1'" read read \
 		sh="'$H/leafio' '$X/0/cpu_clock/cgroup.$r2/simple/0' read" 2>&1) || true
 	echo "# $(echo $out)" >&3
 	set -- $out
-	is_count "$1" || die "first leaf: $out"
-	assert_eq "$3" EOF "the first leaf after its cgroup's removal"
+	assert_eq "$1" EAGAIN "the first leaf's read, before"
+	is_count "$2" || die "the first leaf's last line after its cgroup's removal: $out"
+	assert_eq "$3" EOF "the first leaf after its last line"
 	is_count "$4" || die "the second leaf, with the first one's cgroup gone: '$4' (all: $out)"
 }
 
