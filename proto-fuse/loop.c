@@ -129,7 +129,9 @@ bool file_check_cpu(struct pf_file *f)
 /*
  * Was the cgroup of a cgroup leaf removed?  Its cgroup.events then fails
  * a read with ENODEV (any failure counts: the file is ours, read-only).
- * The leaf ends as at a target's exit, and a cgroup id is never reused.
+ * The leaf ends as at a target's exit, and a cgroup id is never reused;
+ * the fd is closed and its share unit given back then, not at release.
+ * Under pf_lock (share_lock may be taken under it).
  */
 bool file_check_cgroup(struct pf_file *f)
 {
@@ -141,6 +143,9 @@ bool file_check_cgroup(struct pf_file *f)
 		return false;
 	close(f->cgevents);
 	f->cgevents = -1;
+	/* that fd was a unit of its user's share: back at once */
+	pf_share_give(f->uid, 1);
+	f->share--;
 	f->cg_gone = true;
 	file_mark_dead(f);
 	return true;
