@@ -535,6 +535,46 @@ flood_phase() {
 	is_count "$4" || die "the second leaf, with the first one's cgroup gone: '$4' (all: $out)"
 }
 
+@test "a user's directory handles at the pid level hold at most 128 KiB of cgroup ids" {
+	require_fuse
+	require_cgroup_root
+	require_users
+	[ -n "${PERFCTR_DAEMON_PID:-}" ] || die "PERFCTR_DAEMON_PID is not set"
+	local i rss0 rss1 grew out S
+	# where the user and the test signal each other ($T is root's alone)
+	S=$(mktemp -d /tmp/perfctr-cg.XXXXXX) && chmod 777 "$S" || die "mktemp"
+	# 2,000 cgroups the user can open: 16 KiB of ids in each listing
+	mkdir "$B/many"
+	(cd "$B/many" && mkdir $(seq 1 40) && for i in $(seq 1 40); do (cd "$i" && mkdir $(seq 1 49)); done) ||
+		die "cannot make the cgroups"
+	names_of "$M/all/cpu_clock" > /dev/null
+	rss0=$(awk '/^VmRSS:/ { print $2 }' "/proc/$PERFCTR_DAEMON_PID/status")
+	# the user holds 200 handles on a pid level (max_dirs is 256)
+	as_user "$U1" bash -c '
+		n=0
+		for i in $(seq 1 200); do
+			{ exec {fd}<"$1"; } 2>/dev/null && n=$((n + 1))
+		done
+		echo "$n" > "$2"
+		while [ ! -e "$3" ]; do sleep 0.1; done' sh "$M/all/cpu_clock" "$S/held" "$S/done" 3>&- &
+	wait_until "[ -s '$S/held' ]" 1200 || { touch "$S/done"; die "the handles were not opened"; }
+	rss1=$(awk '/^VmRSS:/ { print $2 }' "/proc/$PERFCTR_DAEMON_PID/status")
+	out=$(as_user "$U1" "$H/fsop" open "$M/all/cpu_clock")
+	i=$(cat "$S/held")
+	touch "$S/done"
+	wait
+	rm -rf "$S"
+	find "$B/many" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null || true
+	grew=$((rss1 > rss0 ? rss1 - rss0 : 0))
+	echo "# $U1 held $i handles of $M/all/cpu_clock with 2,000 cgroups; the daemon's VmRSS grew by $grew KiB; one more: $out" >&3
+	if grep -q libasan "/proc/$PERFCTR_DAEMON_PID/maps" 2>/dev/null; then
+		echo "# the daemon runs under ASan: its VmRSS growth is not held to the bound" >&3
+	else
+		# 200 listings of 2,000 ids are 3.1 MiB; 16,384 ids a user, 128 KiB
+		assert_le "$grew" 1024 "growth of the daemon's VmRSS (KiB) while they were held"
+	fi
+}
+
 @test "hostile cgroup names come back whole in user.perfctr.cgroup" {
 	require_cgroup_root
 	local n id got
