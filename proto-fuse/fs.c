@@ -541,7 +541,8 @@ static void live_del(struct pf_live *l)
  *           the caller's pid namespace at opendir, by their numbers
  *           there, then cgroups[]: the ids of the cgroups the caller's
  *           opener could open below its cgroup namespace root, listed
- *           as "cgroup.<id>" (at most PF_CGROUP_MAX: 64 KiB a handle)
+ *           as "cgroup.<id>" (at most PF_CGROUP_MAX: 64 KiB a handle;
+ *           PF_CGROUP_IDS_MAX over all of a user's handles, share.c)
  *   pid     the three types
  *   type    "0", except under irq
  *
@@ -569,6 +570,7 @@ struct pf_dir {
 	pid_t *pids;			/* event */
 	size_t nr_pids;			/* ... of pids, then */
 	uint64_t *cgroups;		/* ... the cgroups' ids */
+	size_t nr_cgroups;		/* ... charged to uid's share */
 };
 
 static int grow(void **p, size_t *alloc, size_t need, size_t elem)
@@ -591,6 +593,7 @@ static int grow(void **p, size_t *alloc, size_t need, size_t elem)
 static void dir_free(struct pf_dir *d)
 {
 	pf_share_dir_give(d->uid);
+	pf_share_cgids_give(d->uid, d->nr_cgroups);
 	free(d->cpus);
 	free(d->pids);
 	free(d->cgroups);
@@ -665,10 +668,15 @@ static int dir_fill_pids(struct pf_dir *d, pid_t tid)
  */
 static int dir_fill_cgroups(struct pf_dir *d, pid_t tid)
 {
-	int nr = pf_cgroup_list(tid, &d->cgroups);
+	int nr = pf_cgroup_list(tid, &d->cgroups), err;
 
 	if (nr < 0)
 		return nr;
+	/* the ids are the daemon's memory: charged to the user's share */
+	err = pf_share_cgids_take(d->uid, nr);
+	if (err)
+		return err;
+	d->nr_cgroups = nr;
 	d->nr += nr;
 	return 0;
 }

@@ -171,6 +171,8 @@ void pf_share_give(uid_t uid, unsigned long n);
 int pf_share_dir_take(uid_t uid);
 void pf_share_dir_give(uid_t uid);
 int pf_share_call_take(uid_t uid);
+int pf_share_cgids_take(uid_t uid, unsigned long n);
+void pf_share_cgids_give(uid_t uid, unsigned long n);
 void pf_share_call_give(uid_t uid);
 int pf_budget_lock(const struct pf_caller *c, unsigned long pages,
 		   struct pf_budget *b);
@@ -212,6 +214,8 @@ int pf_cgroup_list(pid_t tid, uint64_t **ids);
 
 /* cgroup.c */
 #define PF_CGROUP_MAX	8192	/* cgroups one caller may list */
+#define PF_CGROUP_IDS_MAX 16384	/* cgroup ids one user's open directory
+				 * handles may hold together: 128 KiB */
 #define PF_CGROUP_WALK_MAX 16384 /* directories one walk may try to open */
 
 struct pf_cgwalk {

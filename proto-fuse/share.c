@@ -41,7 +41,12 @@
  * listing: a few bytes a CPU or a process), which opening a directory
  * costs its user almost nothing of; so each user may hold at most
  * pf_opts.max_dirs of them (max_dirs=, by default PF_MAX_DIRS when the
- * daemon serves every user): EMFILE past it, for that user alone.
+ * daemon serves every user): EMFILE past it, for that user alone.  A
+ * listing at the pid level also holds the ids of the cgroups its user
+ * can open, 8 bytes each and up to PF_CGROUP_MAX: all of a user's open
+ * listings together may hold PF_CGROUP_IDS_MAX ids (128 KiB), wherever
+ * max_dirs holds it to a number of handles; an opendir past it gets
+ * EMFILE too.
  *
  * A request that an opener serves (an open, a pid's pidfd, a cgroup walk)
  * holds one of the daemon's worker threads until the opener answers, and
@@ -72,6 +77,7 @@ struct pf_share {
 	struct pf_mlock mlock;		/* pages its irq leaves lock */
 	unsigned long timer_rate;	/* its timers' firings a second */
 	unsigned long calls;		/* its requests with an opener now */
+	unsigned long cgids;		/* cgroup ids its open listings hold */
 };
 
 static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -101,7 +107,7 @@ static void share_put(struct pf_share *s)
 	struct pf_share **pp;
 
 	if (s->held || s->dirs || s->mlock.user || s->mlock.pinned ||
-	    s->timer_rate || s->calls)
+	    s->timer_rate || s->calls || s->cgids)
 		return;
 	for (pp = &buckets[s->uid % SHARE_BUCKETS]; *pp != s; pp = &(*pp)->next)
 		;
@@ -210,6 +216,48 @@ void pf_share_call_give(uid_t uid)
 	if (s) {
 		if (s->calls)
 			s->calls--;
+		share_put(s);
+	}
+	pthread_mutex_unlock(&share_lock);
+}
+
+/*
+ * @n more cgroup ids held in @uid's open directory listings (fs.c): 0, or
+ * -EMFILE past PF_CGROUP_IDS_MAX (none for the daemon's own), so that the
+ * handles max_dirs allows cannot each keep PF_CGROUP_MAX of them.
+ */
+int pf_share_cgids_take(uid_t uid, unsigned long n)
+{
+	struct pf_share *s;
+	int err = 0;
+
+	if (!n)
+		return 0;
+	pthread_mutex_lock(&share_lock);
+	s = share_find(uid, true);
+	if (!s)
+		err = -ENOMEM;
+	else if (uid != PF_UID_DAEMON && pf_opts.max_dirs &&
+		 (n > PF_CGROUP_IDS_MAX || s->cgids > PF_CGROUP_IDS_MAX - n))
+		err = -EMFILE;
+	else
+		s->cgids += n;
+	if (s)
+		share_put(s);
+	pthread_mutex_unlock(&share_lock);
+	return err;
+}
+
+void pf_share_cgids_give(uid_t uid, unsigned long n)
+{
+	struct pf_share *s;
+
+	if (!n)
+		return;
+	pthread_mutex_lock(&share_lock);
+	s = share_find(uid, false);
+	if (s) {
+		s->cgids -= n < s->cgids ? n : s->cgids;
 		share_put(s);
 	}
 	pthread_mutex_unlock(&share_lock);
