@@ -21,11 +21,11 @@
  *    SCM_RIGHTS; perf's errno goes back as it is;
  *  - it walks the cgroup2 tree for cgroup targets (cgroup.c), so that
  *    a caller finds, lists and opens only the cgroup directories it can
- *    open itself; for a caller in another cgroup namespace, from a
- *    cgroup2 mount it made in that namespace as it started (so openers
- *    are keyed by cgroup namespace too); a cgroup counter is opened on the directory fd that
- *    walk opened, sent back with the request, so perf judges the caller
- *    on both the cgroup and the CPU-wide counter;
+ *    open itself (for a caller in another cgroup namespace, from a
+ *    cgroup2 mount it made in that namespace as it started: openers are
+ *    keyed by cgroup namespace too); a cgroup counter is opened on the
+ *    directory fd that walk opened, sent back with the request, so perf
+ *    judges the caller on both the cgroup and the CPU-wide counter;
  *  - openers are kept per credential set (struct pf_creds) and reused;
  *    one idle for PF_OPENER_IDLE seconds is retired, and there are at
  *    most PF_OPENER_MAX;
@@ -1075,17 +1075,17 @@ static int opener_ask(int s, struct pf_open_req *req, int fd)
 	return sendmsg(s, &mh, MSG_NOSIGNAL) == sizeof(*req) ? 0 : -EPIPE;
 }
 
+static int opener_call_held(const struct pf_caller *c,
+			    struct pf_open_req *req, int fd,
+			    struct pf_open_rep *rep, int *fds, void *payload,
+			    size_t psize);
+
 /*
  * One request to @c's opener (with @fd attached, unless -1), its reply
  * into @rep, @fds and @payload: 0, or the daemon's own -errno when the
  * opener could not answer, or -EAGAIN when the caller's user already has
  * pf_opts.max_calls requests waiting on openers.
  */
-static int opener_call_held(const struct pf_caller *c,
-			    struct pf_open_req *req, int fd,
-			    struct pf_open_rep *rep, int *fds, void *payload,
-			    size_t psize);
-
 static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
 		       int fd, struct pf_open_rep *rep, int *fds,
 		       void *payload, size_t psize)
