@@ -577,6 +577,25 @@ flood_phase() {
 	fi
 }
 
+@test "a cgroup walk stops after 16,384 directories tried, with ELOOP" {
+	require_fuse
+	require_cgroup_root
+	local i t0 out b
+	# 16,640 cgroups: more than one walk may try
+	mkdir "$B/big"
+	(cd "$B/big" && mkdir $(seq 1 130) && for i in $(seq 1 130); do (cd "$i" && mkdir $(seq 1 127)); done) ||
+		die "cannot make the cgroups"
+	b=$(cg_id "$B")
+	t0=$SECONDS
+	out=$(lookup "$M/all/cpu_clock/cgroup.18446744073709551615")
+	echo "# an id no cgroup has, among 16,640 cgroups: $out in $((SECONDS - t0)) s" >&3
+	# its parent is found on the way down, before the subtree
+	assert_eq "$(lookup "$M/all/cpu_clock/cgroup.$b")" dir "a cgroup found before the cap"
+	names_of "$M/all/cpu_clock" | grep -q '^cgroup\.' || die "no cgroup listed past the cap"
+	find "$B/big" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null || true
+	assert_eq "$out" ELOOP "lookup of an id past the walk's cap"
+}
+
 @test "hostile cgroup names come back whole in user.perfctr.cgroup" {
 	require_cgroup_root
 	local n id got
