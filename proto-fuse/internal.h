@@ -93,8 +93,8 @@ struct pf_opts {
 	bool foreground;
 	unsigned long max_counters;	/* per uid; 0: no limit of our own */
 	unsigned long max_dirs;		/* open directories per uid; 0: none */
-	unsigned long max_calls;	/* opener requests a uid may have in
-					 * the daemon at once; 0: no limit */
+	unsigned long max_calls;	/* cgroup walks a uid may have in the
+					 * daemon at once; 0: no limit */
 };
 
 extern struct pf_opts pf_opts;

@@ -319,9 +319,9 @@ int main(int argc, char *argv[])
 	if (!threads)
 		threads = default_threads();
 	/*
-	 * A request an opener serves holds a worker until it answers (a
-	 * cgroup walk, a slow open): each user may hold a quarter of them,
-	 * so that no one user's requests hold every worker (share.c).
+	 * A cgroup walk holds a worker until the caller's opener has walked
+	 * its tree: each user may hold a quarter of them in walks, so that
+	 * no one user's requests hold every worker (share.c).
 	 */
 	pf_opts.max_calls = threads / 4 ? threads / 4 : 1;
 	pf_opts.foreground = opts.foreground;

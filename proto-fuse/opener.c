@@ -1075,35 +1075,14 @@ static int opener_ask(int s, struct pf_open_req *req, int fd)
 	return sendmsg(s, &mh, MSG_NOSIGNAL) == sizeof(*req) ? 0 : -EPIPE;
 }
 
-static int opener_call_held(const struct pf_caller *c,
-			    struct pf_open_req *req, int fd,
-			    struct pf_open_rep *rep, int *fds, void *payload,
-			    size_t psize);
-
 /*
  * One request to @c's opener (with @fd attached, unless -1), its reply
  * into @rep, @fds and @payload: 0, or the daemon's own -errno when the
- * opener could not answer, or -EAGAIN when the caller's user already has
- * pf_opts.max_calls requests waiting on openers.
+ * opener could not answer.
  */
 static int opener_call(const struct pf_caller *c, struct pf_open_req *req,
 		       int fd, struct pf_open_rep *rep, int *fds,
 		       void *payload, size_t psize)
-{
-	int err;
-
-	/* each user's share of the workers that wait on openers (share.c) */
-	err = pf_share_call_take(c->acct_uid);
-	if (err)
-		return err;
-	err = opener_call_held(c, req, fd, rep, fds, payload, psize);
-	pf_share_call_give(c->acct_uid);
-	return err;
-}
-
-static int opener_call_held(const struct pf_caller *c, struct pf_open_req *req,
-			    int fd, struct pf_open_rep *rep, int *fds,
-			    void *payload, size_t psize)
 {
 	struct pf_opener *o;
 	int err, tries;
@@ -1259,6 +1238,13 @@ static int cgroup_call(const struct pf_caller *c, struct pf_cgwalk *w)
 	req->want_fds = w->want_fds;
 	req->in_ns = !c->same_cgns;
 	err = req->in_ns ? 0 : pf_cgroup_root(req->root, sizeof(req->root));
+	/*
+	 * A walk is the one slow request (the caller's whole tree, up to
+	 * PF_CGROUP_WALK_MAX directories), its opener serves one at a time,
+	 * and a worker waits on each: each user's share of them (share.c)
+	 */
+	if (!err)
+		err = pf_share_call_take(c->acct_uid);
 	if (err) {
 		free(req);
 		return err;
@@ -1268,6 +1254,7 @@ static int cgroup_call(const struct pf_caller *c, struct pf_cgwalk *w)
 	w->dirfd = w->eventsfd = -1;
 	w->nr = 0;
 	err = opener_call(c, req, -1, &rep, fds, payload, psize);
+	pf_share_call_give(c->acct_uid);
 	free(req);
 	if (!err)
 		err = rep.err;

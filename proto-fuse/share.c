@@ -48,12 +48,14 @@
  * max_dirs holds it to a number of handles; an opendir past it gets
  * EMFILE too.
  *
- * A request that an opener serves (an open, a pid's pidfd, a cgroup walk)
- * holds one of the daemon's worker threads until the opener answers, and
- * a user's opener serves one request at a time: so each user may have at
- * most pf_opts.max_calls of them in the daemon at once (a quarter of the
- * workers); one more gets EAGAIN at once, for that user alone, and the
- * other workers stay free for everyone else.
+ * A cgroup walk (a cgroup lookup, listing or open, opener.c) holds one
+ * of the daemon's worker threads until the caller's opener has walked
+ * the caller's tree, and an opener serves one request at a time: so each
+ * user may have at most pf_opts.max_calls walks in the daemon at once (a
+ * quarter of the workers); one more gets EAGAIN at once, for that user
+ * alone, and the other workers stay free for everyone else.  Opens and
+ * pidfds, the quick requests, are not counted: a user's threads may open
+ * many leaves at once.
  *
  * share_lock guards the table, and no other lock is taken while it is
  * held (it is taken under pf_lock, by watch.c); the sysctls and /proc
@@ -184,8 +186,8 @@ void pf_share_dir_give(uid_t uid)
 }
 
 /*
- * One more request of @uid's to an opener (opener.c): 0, or -EAGAIN when
- * it already has pf_opts.max_calls there (none for the daemon's own).
+ * One more cgroup walk of @uid's (opener.c): 0, or -EAGAIN when it
+ * already has pf_opts.max_calls in the daemon (none for the daemon's own).
  */
 int pf_share_call_take(uid_t uid)
 {
