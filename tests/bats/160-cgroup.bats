@@ -551,8 +551,11 @@ flood_phase() {
 		die "cannot make the cgroups"
 	names_of "$M/all/cpu_clock" > /dev/null
 	rss0=$(awk '/^VmRSS:/ { print $2 }' "/proc/$PERFCTR_DAEMON_PID/status")
-	# the user holds 200 handles on a pid level (max_dirs is 256)
-	as_user "$U1" bash -c '
+	# the user holds 200 handles on a pid level (max_dirs is 256); run as
+	# the job itself (not in a function's subshell), so that teardown's
+	# kill_bg_jobs ends it if the test fails before it says done
+	as_user_argv "$U1"
+	"${AS_USER[@]}" bash -c '
 		n=0
 		for i in $(seq 1 200); do
 			{ exec {fd}<"$1"; } 2>/dev/null && n=$((n + 1))
