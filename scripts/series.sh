@@ -9,11 +9,19 @@
 #         format-patch output, 0000-cover-letter.patch first
 #
 # The series, in order: the perf-core patches of kernel/patches (BASE's
-# series, kernel/patches/README), then perfctrfs: the filesystem with
-# its build hooks, the x86 and powerpc PMU tables, Documentation, the
-# KUnit tests, a MAINTAINERS entry.  fs/perfctrfs/compat.h is resolved
-# for BASE (its LINUX_VERSION_CODE tests decided), so the series holds no
-# version test; every other file is the clone's, byte for byte.
+# series, kernel/patches/README), then perfctrfs: the filesystem in six
+# steps (the mount with its build hooks and an empty root; lookup and
+# readdir; open and read of single counters; groups; irq leaves;
+# control words), the x86 and powerpc PMU tables, Documentation, the
+# KUnit tests, a MAINTAINERS entry.  Each step's files are the clone's
+# with the blocks of the features not yet added left out: the sources'
+# "series:" marker comments (series_markers below) say which lines
+# arrive with which step, and "until" blocks hold, as // comments, the
+# refusals and stand-ins of the steps before a feature (e.g. "a+b" does
+# not look up before the groups patch).  fs/perfctrfs/compat.h is
+# resolved for BASE (its LINUX_VERSION_CODE tests decided), so the series
+# holds no version test; in the end every other file is the clone's
+# without its marker lines and "until" blocks, otherwise byte for byte.
 #
 # --check, on a fresh branch from the pristine tree:
 #   - every patch applies with git am, in order;
@@ -41,15 +49,20 @@
 #     configuration kept every line of the fragment.  Not built: a patch
 #     touching only Documentation/ or MAINTAINERS (no TAP line); the
 #     other users of a touched header outside those directories (e.g.
-#     arch/x86/events/ for perf_event.h); the vmlinux link, so neither
-#     whether a build hook really links an object in nor any link error:
-#     tests/qemu/run.sh links the final tree (the same tree, checked
-#     below), no intermediate one; htmldocs.  SERIES_BUILD=1 builds
-#     bzImage after every patch instead (a full kernel build first: a
-#     separate, long check), SERIES_BUILD=0 nothing;
+#     arch/x86/events/ for perf_event.h); the vmlinux link: tests/qemu/
+#     run.sh links the final tree (the same tree, checked below), no
+#     intermediate one; htmldocs.  SERIES_BUILD=1 builds bzImage after
+#     every patch instead (a full kernel build first: a separate, long
+#     check), SERIES_BUILD=0 nothing;
+#   - after each patch that built on x86_64 and has fs/perfctrfs, a link
+#     check instead: every symbol perfctrfs's objects so far leave
+#     undefined is defined by one of them or by the base kernel (the
+#     System.map of the x86_64 guest kernel tests/qemu/run.sh built for
+#     BASE, less perfctrfs's own symbols); SKIP without that kernel;
 #   - the final tree equals what tests/qemu/run.sh builds for BASE (the
 #     base's kernel/patches applied, the clone's files laid over, compat.h
-#     resolved), in every file the tests use.
+#     resolved), in every file the tests use, the series markers and
+#     "until" blocks stripped from the clone's files: they are comments.
 #
 # The pristine tree is a git repository cached in
 # /var/cache/perfctrfs/series/BASE/ (PERFCTRFS_CACHE overrides the root),
@@ -58,8 +71,8 @@
 # JOBS: make -j for the builds (default 2).
 #
 # Output with --check: TAP on stdout, one "ok"/"not ok" line per check
-# (2 per patch, + 1 per patch and arch that builds something, + 2 at
-# the end), "1..N" last; progress and each build's time on stderr, with
+# (2 per patch, + 1 per patch and arch that builds something, + 1 per
+# patch with fs/perfctrfs built on x86_64, + 2 at the end), "1..N" last; progress and each build's time on stderr, with
 # a failing check's log; exit status non-zero on any failure.
 set -euo pipefail
 
@@ -145,6 +158,56 @@ resolve_compat() {
 	EOF
 }
 
+# The filesystem's steps.  Its sources carry feature markers, whole
+# comment lines that open and close a block:
+#	/* series: FEATURE */		the lines up to the end marker
+#	...				arrive with FEATURE's patch;
+#	/* series: end */
+#	/* series: until FEATURE */	each line "//" + code: that code
+#	//	...			stands in the patches before
+#	/* series: end */		FEATURE's, then goes (a refusal,
+#					a stand-in for what FEATURE adds).
+# FEATURE is one of $features, in the order of the patches; no nesting.
+# series_markers FILE FEATURE... prints FILE as of the step whose
+# features so far are FEATURE...: the blocks of those features kept, the
+# "until" blocks of the others uncommented, the marker lines dropped.
+# With every feature it is FILE without markers, "until" blocks and their
+# "//" code: the series' final file, compared with the tested one below.
+features="lookup counters groups irq control"
+series_markers() {
+	python3 - "$features" "$@" <<-'EOF'
+	import re, sys
+	known, path, have = sys.argv[1].split(), sys.argv[2], set(sys.argv[3:])
+	mark = re.compile(r'\s*(?:/\*|#) series: (until )?(\w+)(?: \*/)?\s*$')
+	out, block = [], None	# block: (until?, feature, line number)
+	for n, line in enumerate(open(path), 1):
+	    m = mark.match(line)
+	    if m and m.group(2) == 'end' and not m.group(1):
+	        if not block:
+	            sys.exit('%s:%d: an end marker outside a block' % (path, n))
+	        block = None
+	        continue
+	    if m:
+	        if block:
+	            sys.exit('%s:%d: a marker inside a block' % (path, n))
+	        if m.group(2) not in known:
+	            sys.exit('%s:%d: no feature %s' % (path, n, m.group(2)))
+	        block = (bool(m.group(1)), m.group(2), n)
+	        continue
+	    if block and block[0]:
+	        if not line.startswith('//'):
+	            sys.exit('%s:%d: an "until" line without "//"' % (path, n))
+	        if block[1] not in have:
+	            out.append(line[2:])
+	        continue
+	    if not block or block[1] in have:
+	        out.append(line)
+	if block:
+	    sys.exit('%s:%d: a block without its end' % (path, block[2]))
+	sys.stdout.write(''.join(out))
+	EOF
+}
+
 # Kconfig's entries by name: kconfig_entries FILE NAME... prints the
 # SPDX line and those "config NAME" blocks.
 kconfig_entries() {
@@ -179,6 +242,31 @@ hooks() {	# the build hooks of 0001 for paths matching $1
 	g add -u
 }
 
+# fs_step FEATURE|- FILE...: the filesystem's files as of FEATURE (its
+# patch; - for the first), FILEs arriving now; the Makefile links the
+# objects of the .c files there are so far.  Uses make_series's $tmp.
+fs_feats=() fs_files=()
+fs_step() {
+	local f o objs=()
+	[ "$1" = - ] || fs_feats+=("$1")
+	shift
+	fs_files+=("$@")
+	for f in "${fs_files[@]}"; do
+		case $f in
+		compat.h) resolve_compat "$top/fs/perfctrfs/$f" > "$tmp/$f" ;;
+		*) series_markers "$top/fs/perfctrfs/$f" "${fs_feats[@]}" > "$tmp/$f" ||
+			die "fs/perfctrfs/$f: bad series markers" ;;
+		esac
+		put "fs/perfctrfs/$f" "$tmp/$f"
+	done
+	for o in $(sed -n 's/^perfctrfs-y := //p' "$top/fs/perfctrfs/Makefile"); do
+		[ -f "$tree/fs/perfctrfs/${o%.o}.c" ] && objs+=("$o")
+	done
+	grep -v KUNIT "$top/fs/perfctrfs/Makefile" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' |
+		sed "s/^perfctrfs-y := .*/perfctrfs-y := ${objs[*]}/" > "$tmp/Makefile"
+	put fs/perfctrfs/Makefile "$tmp/Makefile"
+}
+
 # ---------------------------------------------------------------- the series
 make_series() {
 	local p tmp
@@ -189,44 +277,122 @@ make_series() {
 		g am -q "$p" || die "$p does not apply with git am"
 	done
 
-	# 1. the filesystem, without the arch tables and the tests
+	# 1-6. the filesystem, a feature a patch (series_markers above)
 	kconfig_entries "$top/fs/perfctrfs/Kconfig" PERFCTRFS > "$tmp/Kconfig"
 	put fs/perfctrfs/Kconfig "$tmp/Kconfig"
-	grep -v KUNIT "$top/fs/perfctrfs/Makefile" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' > "$tmp/Makefile"
-	put fs/perfctrfs/Makefile "$tmp/Makefile"
-	resolve_compat "$top/fs/perfctrfs/compat.h" > "$tmp/compat.h"
-	put fs/perfctrfs/compat.h "$tmp/compat.h"
-	for p in super.c dir.c catalog.c file.c counter.c counter.h grammar.c \
-		grammar.h grammar_env.h internal.h; do
-		put "fs/perfctrfs/$p"
-	done
-	put include/linux/perfctrfs.h
+	fs_step - super.c internal.h compat.h grammar.h grammar_env.h
 	hooks 'fs/*'
-	commit "fs: perfctrfs, performance counters as files" <<-'EOF'
+	commit "fs: perfctrfs, the mount and an empty root" <<-'EOF'
 	perfctrfs makes every counter perf_events can count reachable as a
 	file whose path says what to count:
 
 	    /dev/perfctr/<cpu>/<event>/<pid>/<type>/<period>
 
-	Nothing is stored.  Each level is looked up on demand: the CPUs, the
-	events the mount's catalogue offers (perf's generic events, each
-	PMU's sysfs aliases, raw codes and PMU terms through the PMU's own
-	format fields, "a+b" groups), the tasks, the kinds of read (simple,
-	times, irq) and the period.  A lookup is pure: it never creates an
-	event.  Opening a leaf creates the counter, for the opener, with
-	perf_event_open(2)'s own permission checks
-	(perf_event_open_permitted(), perf_check_permission()); a group is
-	one perf group made with perf_event_create_kernel_group() and read
-	with one perf_event_read_group_kernel().  A read gives one line: the
-	count, or count, time enabled and time running, or, with a period,
-	one line per period until the target exits; an irq leaf gives one
-	"<count> 0x<ip>" line per overflow sample.  Writing enable, disable
-	or reset to a leaf opened O_RDWR controls its counter.
+	Nothing is stored: each level is looked up on demand, and opening a
+	leaf creates the counter, for the opener, with perf_event_open(2)'s
+	own checks.  This series adds it a step at a time: the mount, lookup
+	and readdir, single counters, groups, overflow sampling, control
+	words, then the architecture tables.
 
-	The grammar (grammar.c) is plain C with no allocation, built from
-	the same file by the project's FUSE daemon; grammar_env.h picks kernel
-	or libc types.  The architecture hooks of include/linux/perfctrfs.h
-	are stubs until an architecture selects PERFCTRFS_ARCH (next patch).
+	This first step is the mount: the filesystem type, its options
+	(uid=, gid=, mode= of the leaves; directories get r-x for every class
+	that has a right on them), remount, mountinfo, and the inode life
+	cycle.  Every inode carries in i_private the node that says what its
+	path names (internal.h); grammar.h defines the levels' types, which
+	the grammar of the next patch parses.  The root is an empty
+	directory until then: every name is ENOENT.
+	EOF
+
+	fs_step lookup dir.c catalog.c grammar.c
+	put include/linux/perfctrfs.h
+	commit "perfctrfs: lookup and readdir of the five levels" <<-'EOF'
+	A lookup parses one path component with the grammar (grammar.c, plain
+	C without allocation, which the project's FUSE daemon builds too;
+	grammar_env.h picks kernel or libc types), checks that what it names
+	exists now and makes an inode whose node is its parent's plus this
+	level.  It never creates a perf event:
+
+	    cpu     "all", or an online CPU
+	    event   perf's generic events, each PMU's sysfs aliases, raw
+	            codes and PMU terms through the PMU's own format fields;
+	            a catalogue entry exists where the mount's probes found
+	            it countable (catalog.c)
+	    pid     "self", "all", or a live task in the caller's pid
+	            namespace
+	    type    simple, times
+	    period  a count or a time: a regular file, the leaf
+
+	Readdir lists what lookup accepts and instantiates each entry through
+	the dcache, so that the inode numbers it reports are stat()'s.
+	Dentries of a CPU gone offline or of a dead pid stop revalidating.
+	Events carry read-only user.perfctr.* xattrs (encoding, description,
+	scale, unit).  Nothing can be created, removed or renamed.
+
+	A leaf cannot be opened yet (ENXIO, the VFS's answer for an inode
+	without file operations); "a+b" group names and the irq type do not
+	look up until their patches.  The architecture hooks of
+	include/linux/perfctrfs.h are stubs until an architecture selects
+	PERFCTRFS_ARCH (later in the series).
+	EOF
+
+	fs_step counters counter.c counter.h file.c
+	commit "perfctrfs: open and read a counter" <<-'EOF'
+	Opening a leaf creates its counter with the perf core's kernel-counter
+	API, for the opener: perf_event_open_permitted() for the event, the
+	task lookup, perf_allow_cpu() for a CPU-wide counter and
+	perf_check_permission() under exec_update_lock (both made available
+	by the perf patches before this one).  A process is counted one
+	event per thread, inherited by the children it creates; cpu "all"
+	with pid "all" one event per online CPU; reads sum them.  Every read
+	passes the LSM's read hook, as perf_read() does.
+
+	A read gives one line: the count (simple), or the count, time enabled
+	and time running (times).  Period 0 is a seekable snapshot, fresh at
+	offset 0; any other period makes the leaf a stream of one line per
+	period, a count (the counter's overflow wakes the reader) or a time
+	(an hrtimer, charged against a per-user rate), until the target exits
+	or the CPU goes offline, then EOF; poll follows it.  The root's
+	user.perfctr.counters xattr says how many events open leaves hold.
+
+	Writes are EINVAL and ioctls ENOTTY until the control patch.
+	EOF
+
+	fs_step groups
+	commit "perfctrfs: groups" <<-'EOF'
+	An event level "a+b+..." (up to eight members) names one perf group,
+	made with perf_event_create_kernel_group() and read at once with
+	perf_event_read_group_kernel() (kernel/events, first patch of this
+	series): the members are scheduled together and their counts are one
+	measurement, a line of one count per member.  An inherited child
+	group that a thread's exit is taking apart is waited for (-ECHILD,
+	bounded) rather than read member by member; a CPU-wide group that CPU
+	hotplug took apart is read member by member, as one last measurement.
+	EOF
+
+	fs_step irq
+	commit "perfctrfs: irq leaves, overflow sampling" <<-'EOF'
+	The irq type samples: every <period> events (or nanoseconds, for the
+	clock events) the leader's overflow handler queues a record, and a
+	read gives one "<count> 0x<ip>" line per record, "lost <n>" after
+	records the ring had no room for or that perf never sampled
+	(throttling), so that records plus lost always account for the count.
+
+	The ring is a bounded lock-free multi-producer queue: overflows run
+	in NMI or hard irq context, on several CPUs at once; the one consumer
+	is the reader under the file's mutex, and an irq_work wakes it.  The
+	ring is charged to the opener as perf_mmap() charges a perf ring
+	buffer: perf_event_mlock_kb first, then RLIMIT_MEMLOCK (EPERM).
+	EOF
+
+	fs_step control
+	commit "perfctrfs: enable, disable and reset" <<-'EOF'
+	Writing "enable", "disable" or "reset" (one word a write, newline
+	optional) to a leaf opened for writing, or the perf fd's ENABLE,
+	DISABLE and RESET ioctls, act on every group of the leaf, members and
+	inherited children included, through perf_event_ioctl_kernel() (the
+	first patch of this series), after the LSM's write hook, as perf_ioctl()
+	does.  A reset restarts a count period and the irq records' count; a
+	leaf whose every CPU went offline says ENODEV.
 	EOF
 
 	# 2. the arch tables
@@ -349,7 +515,7 @@ cover() {	# the cover letter's subject and body
 	   coordinated start and stop" (Stephane Eranian, Paul Mackerras).
 	   "a+b+c" is one perf group in one file: scheduled together, read
 	   in one read() (PERF_FORMAT_GROUP), enabled, disabled and reset
-	   together by writing a word to it (patches 1 and 3).
+	   together by writing a word to it (patches 1, 6 and 8).
 	 - "Counters get multiplexed; raw counts lie" (David Miller).  The
 	   times leaf gives time enabled and time running with the count.
 	 - "When a counter overflows you must sample" (David Miller).  irq
@@ -366,7 +532,7 @@ cover() {	# the cover letter's subject and body
 	   and every open calls them for the opener.  Lookups never create
 	   an event.
 
-	Documentation/filesystems/perfctrfs.rst (patch 5) has the details.
+	Documentation/filesystems/perfctrfs.rst (patch 10) has the details.
 
 	What it costs
 	-------------
@@ -558,9 +724,61 @@ build_patch() {
 	say "$name: $arch W=1 ${tg[*]}: $((SECONDS - t0))s"
 	if [ $ok = 1 ]; then
 		tap OK "$what"
+		if [ "$arch" = x86_64 ]; then link_check "$name"; fi
 	else
 		tap FAIL "$what"
 		{ cat "$work/ours.warnings"; tail -n 30 "$log"; } >&2
+	fi
+}
+
+# The link the per-patch build does not do, cheaply: after a patch built
+# on x86_64, every symbol perfctrfs's objects so far (fs/perfctrfs/*.o
+# of the tree's .c files, arch/x86/perfctrfs_pmu.o) leave undefined must
+# be defined by one of them or by the base kernel: the System.map of the
+# x86_64 guest kernel tests/qemu/run.sh built for BASE (same
+# configuration, the base's kernel/patches in), less the symbols that
+# perfctrfs's own objects define there.  SKIP without such a kernel.
+guest_obj() {	# the newest x86_64 guest obj directory of BASE, if any
+	local d best=
+	for d in "$croot"/x86_64-*/obj "$croot"/6.12/x86_64-*/obj; do
+		[ -f "$d/System.map" ] || continue
+		grep -q "^${base//./\\.}\\." "$d/include/config/kernel.release" 2>/dev/null || continue
+		if [ -z "$best" ] || [ "$d/System.map" -nt "$best/System.map" ]; then
+			best=$d
+		fi
+	done
+	[ -n "$best" ] && echo "$best"
+}
+globals() {	# globals OBJ...: the global symbols they define
+	nm -g --defined-only "$@" | awk 'NF == 3 { print $3 }' | LC_ALL=C sort -u
+}
+link_check() {	# link_check NAME
+	local o=${kobj[x86_64]} g f what
+	local -a objs=() own=()
+	what="$1 links on x86_64: what perfctrfs's objects so far use, they or the base kernel define"
+	[ -f "$tree/fs/perfctrfs/Makefile" ] || return 0
+	if ! g=$(guest_obj); then
+		tap SKIP "$what" "no x86_64 guest kernel of $base in $croot (tests/qemu/run.sh)"
+		return 0
+	fi
+	for f in $(cd "$tree" && ls fs/perfctrfs/*.c arch/x86/perfctrfs_pmu.c 2> /dev/null); do
+		[ -f "$o/${f%.c}.o" ] && objs+=("$o/${f%.c}.o")
+		[ -f "$g/${f%.c}.o" ] && own+=("$g/${f%.c}.o")
+	done
+	for f in "$g"/fs/perfctrfs/*.o "$g"/arch/x86/perfctrfs_pmu.o; do
+		[ -f "$f" ] && own+=("$f")
+	done
+	LC_ALL=C comm -23 <(nm -u "${objs[@]}" | awk '$1 == "U" { print $2 }' | LC_ALL=C sort -u) \
+		<(globals "${objs[@]}") > "$work/link.need"
+	LC_ALL=C comm -23 <(awk '$2 ~ /^[A-Z]$/ { print $3 }' "$g/System.map" | LC_ALL=C sort -u) \
+		<(globals "${own[@]}") > "$work/link.base"
+	LC_ALL=C comm -23 "$work/link.need" "$work/link.base" > "$work/link.missing"
+	say "$1: x86_64 link check against ${g%/obj}: $(wc -l < "$work/link.need") symbols used, $(wc -l < "$work/link.missing") missing"
+	if [ ${#objs[@]} -gt 0 ] && [ ! -s "$work/link.missing" ]; then
+		tap OK "$what"
+	else
+		tap FAIL "$what"
+		sed 's/^/undefined: /' "$work/link.missing" >&2
 	fi
 }
 
@@ -617,7 +835,8 @@ done
 [ ${#archs[@]} -gt 0 ] && verify_config x86_64
 
 # What the tests ran: the base's kernel/patches, the clone's files laid
-# over, compat.h resolved, the KUnit Kconfig as it is.
+# over, compat.h resolved, the KUnit Kconfig as it is; the series markers
+# (and "until" blocks, comments there) stripped, as the series has them.
 final=$(g rev-parse HEAD)
 fresh expect
 for p in "$pdir"/*.patch; do
@@ -627,7 +846,7 @@ for f in $(cd "$top" && ls fs/perfctrfs/{Kconfig,Makefile,.kunitconfig,*.[ch]} \
 	include/linux/perfctrfs.h arch/x86/perfctrfs_pmu.c \
 	arch/powerpc/perfctrfs_pmu.c Documentation/filesystems/perfctrfs.rst); do
 	mkdir -p "$(dirname "$tree/$f")"
-	cp "$top/$f" "$tree/$f"
+	series_markers "$top/$f" $features > "$tree/$f" || die "$f: bad series markers"
 done
 resolve_compat "$top/fs/perfctrfs/compat.h" > "$tree/fs/perfctrfs/compat.h"
 g add -A -f

@@ -85,6 +85,7 @@ static void perfctrfs_work(struct irq_work *work)
 					     work));
 }
 
+/* series: irq */
 /*
  * The irq ring is a bounded multi-producer queue (Vyukov's): several CPUs
  * can overflow at once (one group per CPU, or threads of one process), and
@@ -245,6 +246,7 @@ void perfctrfs_ring_uncharge(struct perfctrfs_charge *ch)
 	memset(ch, 0, sizeof(*ch));
 }
 
+/* series: end */
 /* NMI or hard irq context: record, count, queue; nothing that locks. */
 static void perfctrfs_overflow(struct perf_event *event,
 			       struct perf_sample_data *data,
@@ -252,6 +254,7 @@ static void perfctrfs_overflow(struct perf_event *event,
 {
 	struct perfctrfs_counters *c = event->overflow_handler_context;
 
+	/* series: irq */
 	if (c->type == PERFCTRFS_IRQ) {
 		u64 count = atomic64_add_return(data->period, &c->irq_total);
 
@@ -260,6 +263,7 @@ static void perfctrfs_overflow(struct perf_event *event,
 					 regs ? perf_instruction_pointer(regs) : 0))
 			atomic_long_inc(&c->lost);
 	}
+	/* series: end */
 	irq_work_queue(&c->work);
 }
 
@@ -577,7 +581,9 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 {
 	struct perf_event_attr *attrs, one;
 	bool task = leaf->pid.kind != PERFCTRFS_PID_ALL;
+	/* series: irq */
 	unsigned int i;
+	/* series: end */
 	int err;
 
 	c->nr = leaf->spec.nr;
@@ -585,12 +591,14 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 	init_waitqueue_head(&c->wq);
 	init_irq_work(&c->work, perfctrfs_work);
 	atomic_set(&c->gen, 0);
+	/* series: irq */
 	atomic_long_set(&c->head, 0);
 	atomic_long_set(&c->lost, 0);
 	atomic64_set(&c->irq_total, 0);
 	atomic64_set(&c->overflows, 0);
 	c->unsampled = 0;
 	c->period = leaf->type == PERFCTRFS_IRQ ? leaf->period.value : 0;
+	/* series: end */
 	if (!c->nr || c->nr > PERFCTRFS_MAX_GROUP)
 		return -EINVAL;
 
@@ -605,6 +613,7 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 	if (err)
 		goto out;
 
+	/* series: irq */
 	if (c->type == PERFCTRFS_IRQ) {
 		c->ring = kvcalloc(PERFCTRFS_RING_SIZE, sizeof(*c->ring),
 				   GFP_KERNEL_ACCOUNT);
@@ -615,6 +624,7 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 			c->ring[i].seq = i;
 	}
 
+	/* series: end */
 	err = perfctrfs_open_all(c, leaf, attrs);
 	/*
 	 * A count period under simple/times only hints readers awake; on a
@@ -653,8 +663,10 @@ void perfctrfs_counters_close(struct perfctrfs_counters *c)
 		put_task_struct(c->proc);
 	c->proc = NULL;
 	perfctrfs_free_inst(c);
+	/* series: irq */
 	kvfree(c->ring);
 	c->ring = NULL;
+	/* series: end */
 }
 
 /*
@@ -696,6 +708,7 @@ static void perfctrfs_read_members(struct perfctrfs_counters *c,
 	}
 }
 
+/* series: groups */
 /*
  * The group read of one group, children summed in.  An inherited child
  * group is taken apart member by member when its thread exits, and perf
@@ -720,6 +733,7 @@ static int perfctrfs_read_group(struct perf_event *leader, u64 *vals,
 	}
 }
 
+/* series: end */
 /**
  * perfctrfs_counters_may_read() - the LSM's word on a read by current
  * @c: the counters of an open leaf
@@ -755,9 +769,14 @@ int perfctrfs_counters_may_read(struct perfctrfs_counters *c)
 int perfctrfs_counters_read(struct perfctrfs_counters *c,
 			    struct perfctrfs_values *v)
 {
+	/* series: until groups */
+//	unsigned int i;
+	/* series: end */
+	/* series: groups */
 	u64 vals[2 + PERFCTRFS_MAX_GROUP];
 	unsigned int i, m;
 	int n;
+	/* series: end */
 
 	memset(v, 0, sizeof(*v));
 	for (i = 0; i < c->nr_inst; i++) {
@@ -769,6 +788,7 @@ int perfctrfs_counters_read(struct perfctrfs_counters *c,
 			perfctrfs_read_members(c, i, v);
 			continue;
 		}
+		/* series: groups */
 		n = perfctrfs_read_group(c->ev[i * c->nr], vals, 2 + c->nr);
 		if (n == c->nr) {
 			v->enabled += vals[0];
@@ -787,10 +807,12 @@ int perfctrfs_counters_read(struct perfctrfs_counters *c,
 		if (!perfctrfs_group_unplugged(c, i))
 			return n < 0 ? n : -EIO;
 		perfctrfs_read_members(c, i, v);
+		/* series: end */
 	}
 	return 0;
 }
 
+/* series: control */
 /**
  * perfctrfs_counters_control() - enable, disable or reset an open leaf
  * @c: the counters
@@ -845,6 +867,8 @@ int perfctrfs_counters_control(struct perfctrfs_counters *c, unsigned int cmd)
 	return 0;
 }
 
+/* series: end */
+/* series: irq */
 /**
  * perfctrfs_counters_unsampled() - periods that passed without a sample
  * @c: the counters of an open irq leaf
@@ -874,6 +898,7 @@ u64 perfctrfs_counters_unsampled(struct perfctrfs_counters *c)
 	return due - seen - 1;
 }
 
+/* series: end */
 /**
  * perfctrfs_counters_ended() - is the counted process, thread or CPU gone?
  * @c: the counters

@@ -81,6 +81,10 @@ static int perfctrfs_parse_level(struct super_block *sb,
 		ret = perfctrfs_parse_event(name, len,
 					    perfctrfs_cat_grammar(perfctrfs_sbi(sb)->cat),
 					    &leaf->spec);
+		/* series: until groups */
+//		if (!ret && leaf->spec.nr > 1)
+//			ret = -ENOENT;	/* "a+b": a perf group, not yet */
+		/* series: end */
 		if (!ret)
 			ret = perfctrfs_cat_check(perfctrfs_sbi(sb)->cat,
 						  &leaf->cpu, &leaf->spec);
@@ -92,6 +96,10 @@ static int perfctrfs_parse_level(struct super_block *sb,
 		leaf->target = perfctrfs_find_pid(leaf->pid.pid);
 		return leaf->target ? 0 : -ENOENT;
 	case PERFCTRFS_LVL_TYPE:
+		/* series: until irq */
+//		if (len == 3 && !memcmp(name, "irq", 3))
+//			return -ENOENT;	/* overflow sampling, not yet */
+		/* series: end */
 		return perfctrfs_parse_type(name, len, &leaf->type);
 	case PERFCTRFS_LVL_LEAF:
 		return perfctrfs_parse_period(name, len, leaf->type,
@@ -418,9 +426,11 @@ static int perfctrfs_xattr_value(struct dentry *dentry, struct inode *inode,
 
 	switch (node->level) {
 	case PERFCTRFS_LVL_ROOT:
+		/* series: counters */
 		if (!strcmp(name, "counters"))
 			return scnprintf(buf, size, "%lu",
 					 perfctrfs_nr_counters());
+		/* series: end */
 		return -ENODATA;
 	case PERFCTRFS_LVL_EVENT:
 		if (!strcmp(name, "encoding"))

@@ -38,9 +38,11 @@ struct perfctrfs_leaf {
 	struct perfctrfs_period period;
 };
 
+/* series: counters */
 extern const struct file_operations perfctrfs_leaf_fops;	/* file.c */
 
 #include "counter.h"	/* the counter side's declarations */
+/* series: end */
 
 static inline struct perfctrfs_leaf *perfctrfs_leaf(struct inode *inode)
 {
