@@ -42,8 +42,8 @@ struct perfctrfs_leaf {
 extern const struct file_operations perfctrfs_leaf_fops;	/* file.c */
 
 #include "counter.h"	/* the counter side's declarations */
-/* series: end */
 
+/* series: end */
 static inline struct perfctrfs_leaf *perfctrfs_leaf(struct inode *inode)
 {
 	return inode->i_private;
