@@ -58,7 +58,9 @@
 #     check instead: every symbol perfctrfs's objects so far leave
 #     undefined is defined by one of them or by the base kernel (the
 #     System.map of the x86_64 guest kernel tests/qemu/run.sh built for
-#     BASE, less perfctrfs's own symbols); SKIP without that kernel;
+#     BASE, less perfctrfs's own symbols; while run.sh is building it,
+#     the check waits for it, up to SERIES_GUEST_WAIT seconds, default
+#     3600); SKIP without that kernel;
 #   - the final tree equals what tests/qemu/run.sh builds for BASE (the
 #     base's kernel/patches applied, the clone's files laid over, compat.h
 #     resolved), in every file the tests use, the series markers and
@@ -749,6 +751,27 @@ guest_obj() {	# the newest x86_64 guest obj directory of BASE, if any
 	done
 	[ -n "$best" ] && echo "$best"
 }
+# make check runs this beside tests/qemu/run.sh, whose cold build of
+# the same kernel may not have linked yet: while a run.sh holds the lock
+# of a cache directory of BASE's x86_64 guest, wait for its System.map
+# (SERIES_GUEST_WAIT seconds, default 3600), then use whatever exists.
+guest=
+wait_guest() {
+	local d t=0 limit=${SERIES_GUEST_WAIT:-3600} busy dirs=("$croot"/x86_64-*)
+	[[ $limit =~ ^[0-9]+$ ]] || die "SERIES_GUEST_WAIT: a number of seconds"
+	[ "$base" != 6.1 ] && dirs=("$croot/$base"/x86_64-*)
+	until guest_obj; do
+		busy=
+		for d in "${dirs[@]}"; do
+			[ -f "$d/lock" ] && ! flock -n "$d/lock" true 2> /dev/null && busy=$d
+		done
+		[ -n "$busy" ] && [ "$t" -lt "$limit" ] || return 1
+		[ "$t" = 0 ] && say "link check: waiting for the x86_64 guest kernel tests/qemu/run.sh is building in $busy"
+		sleep 15
+		t=$((t + 15))
+	done
+	[ "$t" = 0 ] || say "link check: waited ${t}s for the guest kernel"
+}
 globals() {	# globals OBJ...: the global symbols they define
 	nm -g --defined-only "$@" | awk 'NF == 3 { print $3 }' | LC_ALL=C sort -u
 }
@@ -757,7 +780,9 @@ link_check() {	# link_check NAME
 	local -a objs=() own=()
 	what="$1 links on x86_64: what perfctrfs's objects so far use, they or the base kernel define"
 	[ -f "$tree/fs/perfctrfs/Makefile" ] || return 0
-	if ! g=$(guest_obj); then
+	[ -n "$guest" ] || guest=$(wait_guest) || guest=none
+	g=$guest
+	if [ "$g" = none ]; then
 		tap SKIP "$what" "no x86_64 guest kernel of $base in $croot (tests/qemu/run.sh)"
 		return 0
 	fi
