@@ -46,7 +46,7 @@ declare -A background=([qemu-x86]=1 [qemu-ppc]=1 [qemu-x86-debug]=1
 # On Linux 6.12, make check runs KUnit and the fixed subset of
 # tests/qemu/subset in the x86_64 guest (qemu-x86-612); make check-612
 # runs the whole suite there (qemu-x86-612-full) and the POWER9 guest
-# (qemu-ppc-612), and make check-series the patch series of both bases.
+# (qemu-ppc-612: its checks and the whole suite, as qemu-ppc on 6.1), and make check-series the patch series of both bases.
 # Those and qemu-x86-debug (make check-debug) are not in the default
 # order: tests/qemu/README.md has the measured times that decided it.
 order=(deps build qemu-x86 qemu-ppc qemu-x86-612 unit fuse tools hardening)
