@@ -484,7 +484,7 @@ cover() {	# the cover letter's subject and body
 	    for line in open(bench):
 	        c = [x.strip() for x in line.strip().strip('|').split('|')]
 	        if len(c) > 6 and c[0] == 'kernel':
-	            rows.append('  %-18s %-36s %10s %-6s %6s' % (c[1], c[2], c[3], c[4], c[5]))
+	            rows.append('  %-19s %-36s %10s %-6s %6s' % (c[1], c[2], c[3], c[4], c[5]))
 	except OSError:
 	    rows.append('  (no bench/results/latest.md: run make bench)')
 	body = open(path).read()
@@ -519,9 +519,11 @@ cover() {	# the cover letter's subject and body
 	   in one read() (PERF_FORMAT_GROUP), enabled, disabled and reset
 	   together by writing a word to it (patches 1, 6 and 8).
 	 - "Counters get multiplexed; raw counts lie" (David Miller).  The
-	   times leaf gives time enabled and time running with the count.
+	   times leaf gives time enabled and time running with the count
+	   (patch 5).
 	 - "When a counter overflows you must sample" (David Miller).  irq
-	   leaves give one "<count> 0x<ip>" line per overflow record.
+	   leaves give one "<count> 0x<ip>" line per overflow record
+	   (patch 7).
 	 - "The kernel would have to know every event and every constraint"
 	   (Stephane Eranian, Paul Mackerras).  It knows no more than perf
 	   does: names come from perf's generic events and each PMU's sysfs
@@ -542,7 +544,7 @@ cover() {	# the cover letter's subject and body
 	(/proc/uptime) in the same QEMU TCG guest (make bench in the
 	project; the project's bench/results/latest.md):
 
-	  operation          path                                     median unit   vs perf
+	  operation           path                                     median unit   vs perf
 	%s
 
 	How it was tested
@@ -557,9 +559,10 @@ cover() {	# the cover letter's subject and body
 	and pid namespaces; on POWER9, instruction counts exact to
 	perf_event_open(2)'s within 0.1%%, groups and multiplexing; and on
 	6.1 a KASAN, lockdep and kmemleak kernel.  Every patch of this series
-	applies with git am and passes checkpatch.pl --strict, and the
-	series' final tree is the one those tests built, with W=1 and no
-	warning in these files.
+	applies with git am, passes checkpatch.pl --strict and builds with
+	W=1 on x86_64 and powerpc with no warning in these files, and the
+	objects of the filesystem so far link against the base kernel; the
+	series' final tree is the one those tests built.
 
 	The series is against Debian's linux-source-%s.
 	''' % ('\n'.join(rows), base)
