@@ -74,8 +74,9 @@
 #
 # Output with --check: TAP on stdout, one "ok"/"not ok" line per check
 # (2 per patch, + 1 per patch and arch that builds something, + 1 per
-# patch with fs/perfctrfs built on x86_64, + 2 at the end), "1..N" last; progress and each build's time on stderr, with
-# a failing check's log; exit status non-zero on any failure.
+# patch with fs/perfctrfs built on x86_64, + 2 at the end), "1..N"
+# last; progress and each build's time on stderr, with a failing
+# check's log; exit status non-zero on any failure.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
