@@ -744,13 +744,16 @@ build_patch() {
 # x86_64 guest kernel tests/qemu/run.sh built for BASE (same
 # configuration, the base's kernel/patches in), less the symbols that
 # perfctrfs's own objects define there.  SKIP without such a kernel.
+# run.sh's cache directories of BASE's x86_64 guest: <root>/x86_64-<key>
+# for 6.1, <root>/<base>/x86_64-<key> for a newer base
+guest_dirs=("$croot"/x86_64-*)
+[ "$base" != 6.1 ] && guest_dirs=("$croot/$base"/x86_64-*)
 guest_obj() {	# the newest x86_64 guest obj directory of BASE, if any
 	local d best=
-	for d in "$croot"/x86_64-*/obj "$croot"/6.12/x86_64-*/obj; do
-		[ -f "$d/System.map" ] || continue
-		grep -q "^${base//./\\.}\\." "$d/include/config/kernel.release" 2>/dev/null || continue
-		if [ -z "$best" ] || [ "$d/System.map" -nt "$best/System.map" ]; then
-			best=$d
+	for d in "${guest_dirs[@]}"; do
+		[ -f "$d/obj/System.map" ] || continue
+		if [ -z "$best" ] || [ "$d/obj/System.map" -nt "$best/System.map" ]; then
+			best=$d/obj
 		fi
 	done
 	[ -n "$best" ] && echo "$best"
@@ -761,12 +764,11 @@ guest_obj() {	# the newest x86_64 guest obj directory of BASE, if any
 # (SERIES_GUEST_WAIT seconds, default 3600), then use whatever exists.
 guest=
 wait_guest() {
-	local d t=0 limit=${SERIES_GUEST_WAIT:-3600} busy dirs=("$croot"/x86_64-*)
+	local d t=0 limit=${SERIES_GUEST_WAIT:-3600} busy
 	[[ $limit =~ ^[0-9]+$ ]] || die "SERIES_GUEST_WAIT: a number of seconds"
-	[ "$base" != 6.1 ] && dirs=("$croot/$base"/x86_64-*)
 	until guest_obj; do
 		busy=
-		for d in "${dirs[@]}"; do
+		for d in "${guest_dirs[@]}"; do
 			[ -f "$d/lock" ] && ! flock -n "$d/lock" true 2> /dev/null && busy=$d
 		done
 		[ -n "$busy" ] && [ "$t" -lt "$limit" ] || return 1
@@ -792,7 +794,6 @@ link_check() {	# link_check NAME
 	fi
 	for f in $(cd "$tree" && ls fs/perfctrfs/*.c arch/x86/perfctrfs_pmu.c 2> /dev/null); do
 		[ -f "$o/${f%.c}.o" ] && objs+=("$o/${f%.c}.o")
-		[ -f "$g/${f%.c}.o" ] && own+=("$g/${f%.c}.o")
 	done
 	for f in "$g"/fs/perfctrfs/*.o "$g"/arch/x86/perfctrfs_pmu.o; do
 		[ -f "$f" ] && own+=("$f")
