@@ -46,10 +46,16 @@ declare -A background=([qemu-x86]=1 [qemu-ppc]=1 [qemu-x86-debug]=1
 # On Linux 6.12, make check runs KUnit and the fixed subset of
 # tests/qemu/subset in the x86_64 guest (qemu-x86-612); make check-612
 # runs the whole suite there (qemu-x86-612-full) and the POWER9 guest
-# (qemu-ppc-612), and make check-series the patch series of both bases.
-# Those and qemu-x86-debug (make check-debug) are not in the default
-# order: tests/qemu/README.md has the measured times that decided it.
-order=(deps build qemu-x86 qemu-ppc qemu-x86-612 unit fuse tools hardening)
+# (qemu-ppc-612: its checks and the whole suite, as qemu-ppc on 6.1).
+# The patch series of both bases (series-6.1, series-6.12; also make
+# check-series) runs last, in the foreground: its W=1 builds would slow
+# the host stages' timed tests, and by the time those end the guests'
+# kernel builds are ending and their QEMUs take one CPU each.
+# qemu-x86-612-full, qemu-ppc-612 and qemu-x86-debug (make check-debug)
+# are not in the default order: tests/qemu/README.md has the measured
+# times that decided it.
+order=(deps build qemu-x86 qemu-ppc qemu-x86-612 unit fuse tools hardening
+	series-6.1 series-6.12)
 [ $# -gt 0 ] && order=("$@")
 
 pass=0 fail=0 skip=0 todo=0 bad_stages=()

@@ -96,6 +96,7 @@ static void perfctrfs_work(struct irq_work *work)
 					     work));
 }
 
+/* series: irq */
 /*
  * The irq ring is a bounded multi-producer queue (Vyukov's): several CPUs
  * can overflow at once (one group per CPU, or threads of one process), and
@@ -256,6 +257,7 @@ void perfctrfs_ring_uncharge(struct perfctrfs_charge *ch)
 	memset(ch, 0, sizeof(*ch));
 }
 
+/* series: end */
 /* NMI or hard irq context: record, count, queue; nothing that locks. */
 static void perfctrfs_overflow(struct perf_event *event,
 			       struct perf_sample_data *data,
@@ -263,6 +265,7 @@ static void perfctrfs_overflow(struct perf_event *event,
 {
 	struct perfctrfs_counters *c = event->overflow_handler_context;
 
+	/* series: irq */
 	if (c->type == PERFCTRFS_IRQ) {
 		u64 count = atomic64_add_return(data->period, &c->irq_total);
 
@@ -271,6 +274,7 @@ static void perfctrfs_overflow(struct perf_event *event,
 					 regs ? perf_instruction_pointer(regs) : 0))
 			atomic_long_inc(&c->lost);
 	}
+	/* series: end */
 	irq_work_queue(&c->work);
 }
 
@@ -593,7 +597,9 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 	struct perf_event_attr *attrs, one;
 	bool task = leaf->pid.kind == PERFCTRFS_PID_NUM ||
 		    leaf->pid.kind == PERFCTRFS_PID_SELF;
+	/* series: irq */
 	unsigned int i;
+	/* series: end */
 	int err;
 
 	c->nr = leaf->spec.nr;
@@ -601,12 +607,14 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 	init_waitqueue_head(&c->wq);
 	init_irq_work(&c->work, perfctrfs_work);
 	atomic_set(&c->gen, 0);
+	/* series: irq */
 	atomic_long_set(&c->head, 0);
 	atomic_long_set(&c->lost, 0);
 	atomic64_set(&c->irq_total, 0);
 	atomic64_set(&c->overflows, 0);
 	c->unsampled = 0;
 	c->period = leaf->type == PERFCTRFS_IRQ ? leaf->period.value : 0;
+	/* series: end */
 	if (!c->nr || c->nr > PERFCTRFS_MAX_GROUP)
 		return -EINVAL;
 
@@ -617,6 +625,7 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 	err = perfctrfs_build_attrs(leaf, attrs, task, leaf->period.value);
 	if (err)
 		goto out;
+	/* series: cgroup */
 	/* The opener's open(2) of the directory, before perf_event_open(2). */
 	if (leaf->pid.kind == PERFCTRFS_PID_CGROUP) {
 		c->cgrp = perfctrfs_cgroup_get(leaf->pid.cgroup);
@@ -626,10 +635,12 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 			goto out;
 		}
 	}
+	/* series: end */
 	err = perfctrfs_check_open(attrs, c->nr);
 	if (err)
 		goto out;
 
+	/* series: irq */
 	if (c->type == PERFCTRFS_IRQ) {
 		c->ring = kvcalloc(PERFCTRFS_RING_SIZE, sizeof(*c->ring),
 				   GFP_KERNEL_ACCOUNT);
@@ -640,6 +651,7 @@ int perfctrfs_counters_open(struct perfctrfs_counters *c,
 			c->ring[i].seq = i;
 	}
 
+	/* series: end */
 	err = perfctrfs_open_all(c, leaf, attrs);
 	/*
 	 * A count period under simple/times only hints readers awake; on a
@@ -677,11 +689,15 @@ void perfctrfs_counters_close(struct perfctrfs_counters *c)
 	if (c->proc)
 		put_task_struct(c->proc);
 	c->proc = NULL;
+	/* series: cgroup */
 	perfctrfs_cgroup_put(c->cgrp);
 	c->cgrp = NULL;
+	/* series: end */
 	perfctrfs_free_inst(c);
+	/* series: irq */
 	kvfree(c->ring);
 	c->ring = NULL;
+	/* series: end */
 }
 
 /*
@@ -739,6 +755,7 @@ static void perfctrfs_read_members(struct perfctrfs_counters *c,
 	}
 }
 
+/* series: groups */
 /*
  * The group read of one group, children summed in.  An inherited child
  * group is taken apart member by member when its thread exits, and perf
@@ -763,6 +780,7 @@ static int perfctrfs_read_group(struct perf_event *leader, u64 *vals,
 	}
 }
 
+/* series: end */
 /**
  * perfctrfs_counters_may_read() - the LSM's word on a read by current
  * @c: the counters of an open leaf
@@ -798,9 +816,14 @@ int perfctrfs_counters_may_read(struct perfctrfs_counters *c)
 int perfctrfs_counters_read(struct perfctrfs_counters *c,
 			    struct perfctrfs_values *v)
 {
+	/* series: until groups */
+//	unsigned int i;
+	/* series: end */
+	/* series: groups */
 	u64 vals[2 + PERFCTRFS_MAX_GROUP];
 	unsigned int i, m;
 	int n;
+	/* series: end */
 
 	memset(v, 0, sizeof(*v));
 	for (i = 0; i < c->nr_inst; i++) {
@@ -812,6 +835,7 @@ int perfctrfs_counters_read(struct perfctrfs_counters *c,
 			perfctrfs_read_members(c, i, v);
 			continue;
 		}
+		/* series: groups */
 		n = perfctrfs_read_group(c->ev[i * c->nr], vals, 2 + c->nr);
 		if (n == c->nr) {
 			v->enabled += vals[0];
@@ -830,10 +854,12 @@ int perfctrfs_counters_read(struct perfctrfs_counters *c,
 		if (!perfctrfs_group_unplugged(c, i))
 			return n < 0 ? n : -EIO;
 		perfctrfs_read_members(c, i, v);
+		/* series: end */
 	}
 	return 0;
 }
 
+/* series: control */
 /**
  * perfctrfs_counters_control() - enable, disable or reset an open leaf
  * @c: the counters
@@ -889,6 +915,8 @@ int perfctrfs_counters_control(struct perfctrfs_counters *c, unsigned int cmd)
 	return 0;
 }
 
+/* series: end */
+/* series: irq */
 /**
  * perfctrfs_counters_unsampled() - periods that passed without a sample
  * @c: the counters of an open irq leaf
@@ -918,6 +946,7 @@ u64 perfctrfs_counters_unsampled(struct perfctrfs_counters *c)
 	return due - seen - 1;
 }
 
+/* series: end */
 /**
  * perfctrfs_counters_ended() - is the counted process, thread, cgroup or
  *	CPU gone?
@@ -940,8 +969,13 @@ bool perfctrfs_counters_ended(struct perfctrfs_counters *c)
 	if (!c->nr_inst)
 		return false;
 	if (!c->tasks[0])
+		/* series: cgroup */
 		return perfctrfs_cpus_gone(c) ||
 		       (c->cgrp && perfctrfs_cgroup_removed(c->cgrp));
+		/* series: end */
+		/* series: until cgroup */
+//		return perfctrfs_cpus_gone(c);
+		/* series: end */
 	for (i = 0; i < c->nr_inst; i++)
 		if (READ_ONCE(c->ev[i * c->nr]->state) != PERF_EVENT_STATE_EXIT)
 			return false;

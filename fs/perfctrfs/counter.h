@@ -113,20 +113,26 @@ struct perfctrfs_values {
 	u64 running;
 };
 
+/* series: irq */
 int perfctrfs_ring_charge(struct perfctrfs_charge *ch);
 void perfctrfs_ring_uncharge(struct perfctrfs_charge *ch);
+/* series: end */
 int perfctrfs_counters_open(struct perfctrfs_counters *c,
 			    const struct perfctrfs_leaf *leaf);
 void perfctrfs_counters_close(struct perfctrfs_counters *c);
 int perfctrfs_counters_may_read(struct perfctrfs_counters *c);
 int perfctrfs_counters_read(struct perfctrfs_counters *c,
 			    struct perfctrfs_values *v);
+/* series: control */
 int perfctrfs_counters_control(struct perfctrfs_counters *c, unsigned int cmd);
+/* series: end */
 bool perfctrfs_counters_ended(struct perfctrfs_counters *c);
 void perfctrfs_counters_kick(struct perfctrfs_counters *c);
+/* series: irq */
 bool perfctrfs_ring_pop(struct perfctrfs_counters *c, u64 *count, u64 *ip);
 bool perfctrfs_ring_ready(struct perfctrfs_counters *c);
 u64 perfctrfs_counters_unsampled(struct perfctrfs_counters *c);
+/* series: end */
 unsigned long perfctrfs_nr_counters(void);
 
 #endif /* _PERFCTRFS_COUNTER_H */

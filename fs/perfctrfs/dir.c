@@ -84,19 +84,33 @@ static int perfctrfs_parse_level(struct super_block *sb,
 		ret = perfctrfs_parse_event(name, len,
 					    perfctrfs_cat_grammar(perfctrfs_sbi(sb)->cat),
 					    &leaf->spec);
+		/* series: until groups */
+//		if (!ret && leaf->spec.nr > 1)
+//			ret = -ENOENT;	/* "a+b": a perf group, not yet */
+		/* series: end */
 		if (!ret)
 			ret = perfctrfs_cat_check(perfctrfs_sbi(sb)->cat,
 						  &leaf->cpu, &leaf->spec);
 		return ret;
 	case PERFCTRFS_LVL_PID:
 		ret = perfctrfs_parse_pid(name, len, &leaf->pid);
+		/* series: cgroup */
 		if (!ret && leaf->pid.kind == PERFCTRFS_PID_CGROUP)
 			return perfctrfs_cgroup_check(leaf->pid.cgroup);
+		/* series: end */
+		/* series: until cgroup */
+//		if (!ret && leaf->pid.kind == PERFCTRFS_PID_CGROUP)
+//			return -ENOENT;	/* cgroup.<id>: not yet */
+		/* series: end */
 		if (ret || leaf->pid.kind != PERFCTRFS_PID_NUM)
 			return ret;
 		leaf->target = perfctrfs_find_pid(leaf->pid.pid);
 		return leaf->target ? 0 : -ENOENT;
 	case PERFCTRFS_LVL_TYPE:
+		/* series: until irq */
+//		if (len == 3 && !memcmp(name, "irq", 3))
+//			return -ENOENT;	/* overflow sampling, not yet */
+		/* series: end */
 		return perfctrfs_parse_type(name, len, &leaf->type);
 	case PERFCTRFS_LVL_LEAF:
 		return perfctrfs_parse_period(name, len, leaf->type,
@@ -248,6 +262,7 @@ static int perfctrfs_readdir_event(struct file *file, struct dir_context *ctx)
 	return 0;
 }
 
+/* series: cgroup */
 /* pid level: slots of cgroup.<id>, after the processes; the end */
 #define PERFCTRFS_POS_CGROUP	(PERFCTRFS_POS0 + PID_MAX_LIMIT + 2)
 #define PERFCTRFS_POS_END	LLONG_MAX
@@ -287,6 +302,7 @@ static int perfctrfs_readdir_cgroups(struct file *file,
 	return 0;
 }
 
+/* series: end */
 static int perfctrfs_readdir_pid(struct file *file, struct dir_context *ctx)
 {
 	struct pid_namespace *ns = task_active_pid_ns(current);
@@ -296,9 +312,14 @@ static int perfctrfs_readdir_pid(struct file *file, struct dir_context *ctx)
 	loff_t slot;
 	int nr;
 
+	/* series: cgroup */
 	if (ctx->pos >= PERFCTRFS_POS_CGROUP)
 		return perfctrfs_readdir_cgroups(file, ctx);
 	/* slot 0: "self", 1: "all", 1 + n: process n; then the cgroups */
+	/* series: end */
+	/* series: until cgroup */
+//	/* slot 0: "self", 1: "all", 1 + n: process n */
+	/* series: end */
 	slot = ctx->pos - PERFCTRFS_POS0;
 	if (slot == 0) {
 		if (!perfctrfs_fill(file, ctx, "self", 4))
@@ -327,8 +348,14 @@ static int perfctrfs_readdir_pid(struct file *file, struct dir_context *ctx)
 			return 0;
 		cond_resched();
 	}
+	/* series: cgroup */
 	ctx->pos = PERFCTRFS_POS_CGROUP;
 	return perfctrfs_readdir_cgroups(file, ctx);
+	/* series: end */
+	/* series: until cgroup */
+//	ctx->pos = PID_MAX_LIMIT + 2 + PERFCTRFS_POS0;
+//	return 0;
+	/* series: end */
 }
 
 static int perfctrfs_readdir_type(struct file *file, struct dir_context *ctx)
@@ -412,6 +439,7 @@ static int perfctrfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 	if (node->level >= PERFCTRFS_LVL_CPU &&
 	    !perfctrfs_cpu_ok(&node->leaf.cpu))
 		return 0;
+	/* series: cgroup */
 	/*
 	 * Who reaches a cgroup depends on who asks: ask again for each
 	 * caller, which may sleep.  Levels below are reached through this
@@ -424,6 +452,7 @@ static int perfctrfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 		if (perfctrfs_cgroup_check(node->leaf.pid.cgroup))
 			return 0;
 	}
+	/* series: end */
 	target = node->leaf.target;
 	if (node->level >= PERFCTRFS_LVL_PID && target) {
 		/*
@@ -476,9 +505,11 @@ static int perfctrfs_xattr_value(struct dentry *dentry, struct inode *inode,
 
 	switch (node->level) {
 	case PERFCTRFS_LVL_ROOT:
+		/* series: counters */
 		if (!strcmp(name, "counters"))
 			return scnprintf(buf, size, "%lu",
 					 perfctrfs_nr_counters());
+		/* series: end */
 		return -ENODATA;
 	case PERFCTRFS_LVL_EVENT:
 		if (!strcmp(name, "encoding"))
@@ -496,12 +527,14 @@ static int perfctrfs_xattr_value(struct dentry *dentry, struct inode *inode,
 		if (!desc)
 			return -ENODATA;
 		return strscpy(buf, desc, size) < 0 ? -ENAMETOOLONG : strlen(buf);
+	/* series: cgroup */
 	case PERFCTRFS_LVL_PID:
 		/* the path from the caller's own cgroup namespace root */
 		if (strcmp(name, "cgroup") ||
 		    node->leaf.pid.kind != PERFCTRFS_PID_CGROUP)
 			return -ENODATA;
 		return perfctrfs_cgroup_path(node->leaf.pid.cgroup, buf, size);
+	/* series: end */
 	default:
 		return -ENODATA;
 	}
@@ -555,7 +588,9 @@ static ssize_t perfctrfs_listxattr(struct dentry *dentry, char *list,
 {
 	static const char *const names[] = {
 		"counters", "encoding", "description", "scale", "unit",
+		/* series: cgroup */
 		"cgroup",
+		/* series: end */
 	};
 	struct inode *inode = d_inode(dentry);
 	size_t total = 0, n;

@@ -216,13 +216,16 @@ static int perfctrfs_next(struct perfctrfs_open *o, bool peek)
 	/* Before reading: once it says ended, the counts are final. */
 	bool ended = perfctrfs_counters_ended(&o->c);
 	struct perfctrfs_values v;
+	/* series: irq */
 	u64 count, ip;
 	long lost;
+	/* series: end */
 	int err;
 
 	if (o->final)
 		return -ENODATA;
 
+	/* series: irq */
 	if (o->leaf->type == PERFCTRFS_IRQ) {
 		if (peek) {
 			if (perfctrfs_ring_ready(&o->c))
@@ -247,6 +250,7 @@ static int perfctrfs_next(struct perfctrfs_open *o, bool peek)
 		return 1;
 	}
 
+	/* series: end */
 	if (o->leaf->period.is_time) {
 		int ticks = atomic_read(&o->ticks);
 
@@ -440,6 +444,7 @@ static ssize_t perfctrfs_leaf_read(struct file *file, char __user *buf,
 	return n;
 }
 
+/* series: control */
 static long perfctrfs_control(struct perfctrfs_open *o, unsigned int cmd)
 {
 	long ret;
@@ -504,6 +509,7 @@ static long perfctrfs_leaf_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
+/* series: end */
 static __poll_t perfctrfs_leaf_poll(struct file *file, poll_table *wait)
 {
 	struct perfctrfs_open *o = file->private_data;
@@ -545,11 +551,16 @@ static int perfctrfs_leaf_open(struct inode *inode, struct file *file)
 			goto out_free;
 		o->t->o = o;
 	}
+	/* series: irq */
 	if (leaf->type == PERFCTRFS_IRQ) {
 		err = perfctrfs_ring_charge(&o->t->charge);
 		if (err)
 			goto out_free;
 	} else if (leaf->period.is_time) {
+	/* series: end */
+	/* series: until irq */
+//	if (leaf->period.is_time) {
+	/* series: end */
 		o->t->timer_uid = current_uid();
 		err = perfctrfs_timer_charge(o->t->timer_uid,
 					     perfctrfs_timer_cost(leaf));
@@ -591,8 +602,10 @@ static int perfctrfs_leaf_open(struct inode *inode, struct file *file)
 	return 0;
 
 out_uncharge:
+	/* series: irq */
 	if (o->t)
 		perfctrfs_ring_uncharge(&o->t->charge);
+	/* series: end */
 	if (o->has_timer)
 		perfctrfs_timer_uncharge(o->t->timer_uid,
 					 perfctrfs_timer_cost(leaf));
@@ -616,8 +629,10 @@ static int perfctrfs_leaf_release(struct inode *inode, struct file *file)
 					 perfctrfs_timer_cost(o->leaf));
 	}
 	perfctrfs_counters_close(&o->c);
+	/* series: irq */
 	if (o->t)
 		perfctrfs_ring_uncharge(&o->t->charge);
+	/* series: end */
 	kfree(o->t);
 	mutex_destroy(&o->lock);
 	kfree(o);
@@ -631,9 +646,13 @@ const struct file_operations perfctrfs_leaf_fops = {
 	.read		= perfctrfs_leaf_read,
 	.read_iter	= perfctrfs_leaf_read_iter,
 	.splice_read	= perfctrfs_splice_read,
+	/* series: control */
 	.write		= perfctrfs_leaf_write,
+	/* series: end */
 	.poll		= perfctrfs_leaf_poll,
+	/* series: control */
 	.unlocked_ioctl	= perfctrfs_leaf_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
+	/* series: end */
 	.llseek		= default_llseek,
 };

@@ -39,10 +39,12 @@ struct perfctrfs_leaf {
 	struct perfctrfs_period period;
 };
 
+/* series: counters */
 extern const struct file_operations perfctrfs_leaf_fops;	/* file.c */
 
 #include "counter.h"	/* the counter side's declarations */
 
+/* series: end */
 static inline struct perfctrfs_leaf *perfctrfs_leaf(struct inode *inode)
 {
 	return inode->i_private;
@@ -121,6 +123,7 @@ int perfctrfs_cat_check(struct perfctrfs_cat *cat,
 			const struct perfctrfs_event_spec *spec);
 int perfctrfs_catalog_init(void);
 
+/* series: cgroup */
 /* cgroup.c; without cgroups, no cgroup.<id> names anything */
 struct cgroup;
 #ifdef CONFIG_CGROUPS
@@ -166,5 +169,6 @@ static inline int perfctrfs_cgroup_list(u64 from, u64 **ids)
 	return 0;
 }
 #endif
+/* series: end */
 
 #endif /* _PERFCTRFS_INTERNAL_H */

@@ -105,12 +105,22 @@ struct inode *perfctrfs_new_inode(struct super_block *sb,
 	inode->i_private = node;
 	if (node->level == PERFCTRFS_LVL_LEAF) {
 		inode->i_mode = S_IFREG | opts.mode;
+		/* series: lookup */
 		inode->i_op = &perfctrfs_leaf_iops;
+		/* series: end */
+		/* series: counters */
 		inode->i_fop = &perfctrfs_leaf_fops;
+		/* series: end */
 	} else {
 		inode->i_mode = perfctrfs_dir_mode(opts.mode);
+		/* series: until lookup */
+//		inode->i_op = &simple_dir_inode_operations;
+//		inode->i_fop = &simple_dir_operations;
+		/* series: end */
+		/* series: lookup */
 		inode->i_op = &perfctrfs_dir_iops[node->level];
 		inode->i_fop = &perfctrfs_dir_fops[node->level];
+		/* series: end */
 		set_nlink(inode, 2);
 	}
 	return inode;
@@ -198,7 +208,9 @@ static int perfctrfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	struct perfctrfs_mount_opts *opts = fc->fs_private;
 	struct perfctrfs_fs_info *fsi;
 	struct perfctrfs_node *node;
+	/* series: lookup */
 	struct perfctrfs_cat *cat;
+	/* series: end */
 	struct inode *root;
 
 	fsi = kzalloc(sizeof(*fsi), GFP_KERNEL_ACCOUNT);
@@ -208,17 +220,21 @@ static int perfctrfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	fsi->opts = *opts;
 	sb->s_fs_info = fsi;	/* freed by perfctrfs_kill_sb(), even on error */
 
+	/* series: lookup */
 	cat = perfctrfs_cat_build();
 	if (IS_ERR(cat))
 		return PTR_ERR(cat);
 	fsi->cat = cat;
 
+	/* series: end */
 	sb->s_blocksize = PAGE_SIZE;
 	sb->s_blocksize_bits = PAGE_SHIFT;
 	sb->s_magic = PERFCTRFS_MAGIC;
 	sb->s_op = &perfctrfs_sops;
+	/* series: lookup */
 	sb->s_xattr = perfctrfs_xattr_handlers;
 	sb->s_d_op = &perfctrfs_dops;
+	/* series: end */
 	sb->s_time_gran = 1;
 	sb->s_iflags |= SB_I_NOEXEC | SB_I_NODEV;
 
@@ -289,10 +305,15 @@ static void perfctrfs_kill_sb(struct super_block *sb)
 	struct perfctrfs_fs_info *fsi = perfctrfs_sbi(sb);
 
 	kill_anon_super(sb);
+	/* series: until lookup */
+//	kfree(fsi);
+	/* series: end */
+	/* series: lookup */
 	if (fsi) {
 		perfctrfs_cat_free(fsi->cat);
 		kfree(fsi);
 	}
+	/* series: end */
 }
 
 struct file_system_type perfctrfs_fs_type = {
@@ -305,12 +326,16 @@ struct file_system_type perfctrfs_fs_type = {
 
 static int __init perfctrfs_init(void)
 {
+	/* series: lookup */
 	int ret;
 
 	ret = perfctrfs_catalog_init();
 	if (ret)
 		return ret;
+	/* series: end */
+	/* series: cgroup */
 	perfctrfs_cgroup_init();
+	/* series: end */
 	return register_filesystem(&perfctrfs_fs_type);
 }
 fs_initcall(perfctrfs_init);

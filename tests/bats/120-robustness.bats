@@ -12,7 +12,9 @@ setup_file() {
 
 setup() {
 	perfctr_setup
-	sleep $((60 * SLOW)) >/dev/null 3>&- &
+	# the target outlives any test (teardown kills it): 500 opens in a
+	# TCG guest beside two kernel builds took over five minutes once
+	sleep $((3600 * SLOW)) >/dev/null 3>&- &
 	sleeper=$!
 }
 
@@ -73,7 +75,8 @@ teardown() {
 	before=$(counters_held)
 	for i in $(seq 1 100); do
 		for t in simple/0 times/0 simple/1000 times/100ms irq/1000000; do
-			out=$("$H/fsop" open "$M/all/task_clock:u/$sleeper/$t") || die "open $t failed at round $i: $out"
+			out=$("$H/fsop" open "$M/all/task_clock:u/$sleeper/$t") ||
+				die "open $t failed at round $i: $out (target $(kill -0 "$sleeper" 2>/dev/null && echo alive || echo gone))"
 		done
 	done
 	wait_until "[ \$(counters_held) -eq $before ]" 100 ||

@@ -300,6 +300,7 @@ daemon_cpu_ticks() {
 	# of 1000 s of its task clock never completes
 	"${AS_USER[@]}" sleep $((600 * SLOW)) 3>&- &
 	target=$!
+	is_root && wait_owner "$target" "$U1"
 	lf=$(leaf all task_clock:u "$target" simple 1000000000000)
 	"${AS_USER[@]}" "$H/leafio" "$lf" preads=$want sleep=$((600000 * SLOW)) \
 		> "$BATS_TEST_TMPDIR/r" 2>&1 3>&- &
@@ -1273,6 +1274,7 @@ wait_file() { wait_until "[ \$(wc -l < '$1') -ge $2 ]" 100; }
 	as_user_argv "$U1"
 	"${AS_USER[@]}" sleep $((60 * SLOW)) 3>&- &
 	t=$!
+	wait_owner "$t" "$U1"
 	lf=$extra/all/task_clock:u/$t/simple/0
 	"${PERFMON_U1[@]}" "$H/leafio" "$lf" read sleep=$((60000 * SLOW)) \
 		> "$BATS_TEST_TMPDIR/a.out" 2>&1 3>&- &

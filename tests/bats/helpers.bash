@@ -311,6 +311,15 @@ as_user_argv() {
 	AS_USER=("$H/runas" "$(id -u "$1")" "$(id -g "$1")")
 }
 
+# wait_owner PID USER: wait until PID, started through $AS_USER, runs as
+# USER.  Until runas has dropped root and exec'd, the target is root's,
+# and a leaf of it opened for USER is perf's EACCES: a loaded machine
+# widens that window to seconds.
+wait_owner() {
+	wait_until "[ \"\$(stat -c %u /proc/$1 2>/dev/null)\" = $(id -u "$2") ]" 100 ||
+		die "$1 never ran as $2"
+}
+
 # ---- sysctl ------------------------------------------------------------
 
 PARANOID=/proc/sys/kernel/perf_event_paranoid

@@ -3,7 +3,8 @@
 # kernel report (the report lines are the first lines of real reports from
 # the debug guest, with deliberate bugs in perfctrfs): each must fail its
 # own test and no other one; a clean log passes every test; a kmemleak
-# object is ours exactly when its backtrace names a perfctrfs function.
+# object is ours exactly when its backtrace names a perfctrfs function;
+# in a log of two boots (ppc64le) each kernel log is its own test.
 #
 #   tests/qemu/tap-selftest.sh      TAP on stdout, exit 1 on a failure
 set -uo pipefail
@@ -75,5 +76,34 @@ log "$(leak cat counter_get_ref seq_read)" ok > "$work/static"
 out=$(failing "$work/static")
 tap "$([ "$out" = "kmemleak: no unreferenced object allocated through perfctrfs" ]; echo $?)" \
 	"kmemleak: a static function from nm's list makes it ours (failed: $out)"
+# ppc64le's two boots in one log: each boot's kernel log is its own
+# test, and a boot that never came fails the blocks it owed.
+two_boots() { # CHECKS-DMESG SUITE-DMESG
+	printf '%s\n' '=== PCTR BEGIN ppc' '1..1' 'ok 1 counts' '=== PCTR END ppc rc=0 3s' \
+		'=== PCTR BEGIN dmesg' "$1" '=== PCTR END dmesg rc=0 0s' '=== PCTR QEMU-EXIT 0' \
+		'=== PCTR BEGIN bats-root' '1..1' 'ok 1 a' '=== PCTR END bats-root rc=0 9s' \
+		'=== PCTR BEGIN bats-user' '1..1' 'ok 1 a' '=== PCTR END bats-user rc=0 9s' \
+		'=== PCTR BEGIN dmesg-suite' "$2" '=== PCTR END dmesg-suite rc=0 0s' '=== PCTR QEMU-EXIT 0'
+}
+failing2() {
+	awk -v expect="ppc dmesg bats-root bats-user dmesg-suite" -f "$here/tap.awk" "$1" |
+		sed -n 's/^not ok [0-9]* - //p' | tr '\n' '|'
+}
+warn="WARNING: CPU: 1 PID: 622 at kernel/time/timer.c:1564 __timer_delete_sync+0x94/0xb2"
+two_boots ok ok > "$work/two"
+out=$(failing2 "$work/two")
+tap "$([ -z "$out" ]; echo $?)" "two clean boots fail nothing${out:+ (failed: $out)}"
+two_boots ok "$warn" > "$work/two"
+out=$(failing2 "$work/two")
+tap "$([ "$out" = "guest kernel log (suite boot) has no WARNING, BUG, Oops or lockdep report|" ]; echo $?)" \
+	"a warning in the suite boot fails only its log's test (failed: $out)"
+two_boots "$warn" ok > "$work/two"
+out=$(failing2 "$work/two")
+tap "$([ "$out" = "guest kernel log has no WARNING, BUG, Oops or lockdep report|" ]; echo $?)" \
+	"a warning in the checks boot fails only its log's test (failed: $out)"
+two_boots ok ok | sed '/BEGIN bats-root/,$d' > "$work/two"
+out=$(failing2 "$work/two")
+tap "$([ "$out" = "root: never started (guest hung, panicked or timed out)|user: never started (guest hung, panicked or timed out)|dmesg-suite: never started (guest hung, panicked or timed out)|" ]; echo $?)" \
+	"a suite boot that never came fails its three blocks (failed: $out)"
 echo "1..$n"
 exit $fail

@@ -14,6 +14,8 @@
 #              perfctrfs function; the others are counted and listed as
 #              comments (tinyconfig's early-boot objects are not ours)
 #   dmesg      the whole kernel log: one test, "no warning, BUG or Oops";
+#              dmesg-<boot> the same for a second boot's log (ppc64le's
+#              suite boot: run.sh appends both boots' logs into one);
 #              with debug=1 also one test per kind of report (KASAN,
 #              lockdep, sleep in atomic, debugobjects, workqueue lockup,
 #              any other BUG/WARNING/Oops), each with its count and the
@@ -128,6 +130,7 @@ BEGIN {
 	nres = 0
 	nfail = 0
 	plan = -1
+	bad = 0 # each boot's kernel log (dmesg, dmesg-<boot>) on its own
 	suite = ""
 	cases = 0
 	next
@@ -159,8 +162,8 @@ BEGIN {
 		for (i = 1; i <= others && i <= 40; i++)
 			print "#   " others_text[i]
 	}
-	if (block == "dmesg") {
-		emit(bad == 0, "guest kernel log has no WARNING, BUG, Oops or lockdep report")
+	if (block ~ /^dmesg/) {
+		emit(bad == 0, "guest kernel log" (block == "dmesg" ? "" : " (" substr(block, 7) " boot)") " has no WARNING, BUG, Oops or lockdep report")
 		for (i = 1; i <= bad && i <= 20; i++)
 			print "# " badline[i]
 		if (debug) {
@@ -243,7 +246,7 @@ block == "kmemleak" {
 	next
 }
 
-block == "dmesg" {
+block ~ /^dmesg/ {
 	ndl++
 	dl[ndl] = $0
 	kd = report_kind($0)
