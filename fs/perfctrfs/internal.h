@@ -122,8 +122,8 @@ int perfctrfs_cat_check(struct perfctrfs_cat *cat,
 			const struct perfctrfs_cpu *cpu,
 			const struct perfctrfs_event_spec *spec);
 int perfctrfs_catalog_init(void);
-
 /* series: cgroup */
+
 /* cgroup.c; without cgroups, no cgroup.<id> names anything */
 struct cgroup;
 #ifdef CONFIG_CGROUPS
