@@ -30,6 +30,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <poll.h>
@@ -727,6 +728,18 @@ static long rss_kb(int pid)
 	return v;
 }
 
+/* At least @need descriptors, as far as we may raise RLIMIT_NOFILE. */
+static void raise_nofile(rlim_t need)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max < need)
+		rl.rlim_max = need;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		fprintf(stderr, "bench: RLIMIT_NOFILE: %s\n", strerror(errno));
+}
+
 static int fds[NSCALE];
 
 struct scale {
@@ -798,17 +811,12 @@ static void bench_scale(void)
 	static const char *const at[3] = { "open @100", "open @1000",
 					   "open @10000" };
 	struct scale p, f;
-	struct rlimit rl;
 	char leaf[512], rel[128], note[64];
 	double beyond;
 	pid_t sleeper;
 	int k;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max < NSCALE + 256)
-		rl.rlim_max = NSCALE + 256;
-	rl.rlim_cur = rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl))
-		fprintf(stderr, "bench: RLIMIT_NOFILE: %s\n", strerror(errno));
+	raise_nofile(NSCALE + 256);
 	/*
 	 * Counters on a sleeping process: on ourselves, each context switch
 	 * would walk all 10,000 events and the open time would measure
@@ -1391,19 +1399,26 @@ static int op_cold_perf_cpus(void *arg)
 	return err;
 }
 
-static void bench_system_wide(void)
+/* The online CPUs, as the mount lists them, into online[] */
+static void find_online(void)
 {
-	char leaf[512], floorfile[512], name[64];
 	long i, n = sysconf(_SC_NPROCESSORS_CONF);
 
 	nr_online = 0;
 	for (i = 0; i < n && nr_online < (int)ARRAY_SIZE(online); i++) {
-		char p[64];
+		char p[PATH_MAX];
 
 		snprintf(p, sizeof(p), "%s/%ld", mnt, i);
 		if (!access(p, F_OK))
 			online[nr_online++] = i;
 	}
+}
+
+static void bench_system_wide(void)
+{
+	char leaf[512], floorfile[512], name[64];
+
+	find_online();
 	path_of(leaf, sizeof(leaf), "all/cpu_clock/all/simple/0");
 	if (kernel_mode)
 		snprintf(floorfile, sizeof(floorfile), "/proc/uptime");
