@@ -1701,7 +1701,6 @@ static void cg_write_events(void)
 	}
 	for (e = 0; e < cg.m; e++)
 		fprintf(f, "%s\n", cg.ev[e].name);
-	fprintf(f, "%s\n", cg.parent);
 	if (fclose(f))
 		fprintf(stderr, "bench: cgroups: %s: %s\n", out,
 			strerror(errno));
