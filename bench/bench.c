@@ -1740,6 +1740,8 @@ static int cg_spawn_busy(int g)
 	if (p < 0)
 		return errno;
 	if (p == 0) {
+		/* timeout(1) signals our whole group: the cleanup is ours */
+		cg_signals(SIG_DFL);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(0);
