@@ -214,6 +214,8 @@ md=$res/latest.md
 	echo "- load before: ${load_before#*load average: }; after: ${load_after#*load average: }; bench took $((SECONDS - t0)) s"
 	echo "- method: one process, pinned to CPU 0, paths interleaved (A B C, C B A), 11 rounds of ~20 ms each after a warm-up, median"
 	echo "- readers (7): T threads of one process on every CPU, each reading its own fd for 200 ms; 5 rounds after a warm-up, paths interleaved, median of all reads/s; vs perf and vs floor are throughput ratios (the target: perfctrfs >= 0.9x the floor); the perfctrfs leaf is all/task_clock/self/simple/0, so it counts the T + 1 threads of the reading process"
+	echo "- cgroups (10): 60 cgroups of bench's own (3 with a small busy process), up to 10 events that open as cgroup events on every CPU; a scrape reads every (cgroup, event) once: perf = one PERF_FLAG_PID_CGROUP event per CPU, read() and summed; perfctrfs = one pread() of all/<event>/cgroup.<id>/simple/0; per counter = per scrape / (cgroups x events); memory = Slab (and FUSE daemon VmRSS) growth with all open, / (cgroups x events). Anchor: cAdvisor's published scrape of 60 containers x 10 perf counters, 8.65 s on 40 cores"
+	echo "- perfctr-prom (11, FUSE): tools/perfctr-prom -G over 60 cgroups, the same events, -n 1 and -n 4; the difference / 3: its user+sys with its children (a dd per leaf), and the daemon's utime+stime"
 	if [ "$runs" -gt 1 ]; then
 		echo "- runs: $runs of both backends (BENCH_RUNS); each operation's rows are those of the run whose ranked row is the median (bench/median-runs.awk), with each row's figure over all runs (a perfctrfs row's ratio to perf, else to the floor; a reference row's value) and its target's verdict in each run"
 	fi
