@@ -2119,7 +2119,8 @@ out:
 
 /*
  * BENCH_ONLY, a comma-separated list of reads, readdir, scale, storm,
- * readers, syswide, stream, cgroups, runs only those parts (all when unset), to profile one operation.
+ * readers, syswide, stream, cgroups, runs only those parts (all when
+ * unset), to profile one operation.
  */
 static bool wanted(const char *part)
 {
