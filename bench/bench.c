@@ -1671,12 +1671,12 @@ static int cg_pick_events(void)
 		if (cg.m < CG_M && name[0] != '.' &&
 		    strlen(name) < sizeof(e->name)) {
 			snprintf(dir, sizeof(dir), "%s/%s", all, name);
-			if (!cg_encoding(dir, &e->attr)) {
+			err = cg_encoding(dir, &e->attr);
+			if (!err)
 				err = cg_opens(&e->attr);
-				if (!err)
-					snprintf(cg.ev[cg.m++].name,
-						 sizeof(e->name), "%s", name);
-			}
+			if (!err)
+				snprintf(cg.ev[cg.m++].name, sizeof(e->name),
+					 "%s", name);
 		}
 		free(ents[i]);
 	}
