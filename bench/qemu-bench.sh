@@ -66,8 +66,15 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
-# bench's cgroups part makes its cgroups in a cgroup2 mount (issue 18)
-grep -qw cgroup2 /proc/filesystems && mount -t cgroup2 cgroup2 /sys/fs/cgroup
+# bench's cgroups part makes its cgroups in a cgroup2 mount (issue 18).
+# A new cgroup gets perf_event's state (perf_event is implicit on cgroup2)
+# only once the root's cgroup.subtree_control has been written, as systemd
+# does at boot: until then perf refuses every child cgroup with ENOENT.
+if grep -qw cgroup2 /proc/filesystems && mount -t cgroup2 cgroup2 /sys/fs/cgroup; then
+	for c in $(cat /sys/fs/cgroup/cgroup.controllers); do
+		echo "+$c" > /sys/fs/cgroup/cgroup.subtree_control && break
+	done
+fi
 echo 1 > /proc/sys/kernel/printk 2>/dev/null
 echo "=== BENCH GUEST $(uname -r), $(nproc) CPUs, $(grep -m1 MemTotal /proc/meminfo | tr -s ' ')"
 if mount -t perfctrfs perfctrfs /mnt/perfctr; then
