@@ -22,7 +22,7 @@
  *   R <op> <path> <value> <unit> <vs perf> <vs floor> <target>
  * ("-" where a column does not apply); notes on stderr.  bench/run.sh turns
  * the rows into the table.  BENCH_ONLY=reads,readdir,scale,storm,readers,
- * syswide,stream runs only the parts named.
+ * syswide,stream,cgroups runs only the parts named.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -30,6 +30,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <poll.h>
@@ -46,7 +47,9 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -727,6 +730,18 @@ static long rss_kb(int pid)
 	return v;
 }
 
+/* At least @need descriptors, as far as we may raise RLIMIT_NOFILE. */
+static void raise_nofile(rlim_t need)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max < need)
+		rl.rlim_max = need;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		fprintf(stderr, "bench: RLIMIT_NOFILE: %s\n", strerror(errno));
+}
+
 static int fds[NSCALE];
 
 struct scale {
@@ -798,17 +813,12 @@ static void bench_scale(void)
 	static const char *const at[3] = { "open @100", "open @1000",
 					   "open @10000" };
 	struct scale p, f;
-	struct rlimit rl;
 	char leaf[512], rel[128], note[64];
 	double beyond;
 	pid_t sleeper;
 	int k;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max < NSCALE + 256)
-		rl.rlim_max = NSCALE + 256;
-	rl.rlim_cur = rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl))
-		fprintf(stderr, "bench: RLIMIT_NOFILE: %s\n", strerror(errno));
+	raise_nofile(NSCALE + 256);
 	/*
 	 * Counters on a sleeping process: on ourselves, each context switch
 	 * would walk all 10,000 events and the open time would measure
@@ -1391,19 +1401,26 @@ static int op_cold_perf_cpus(void *arg)
 	return err;
 }
 
-static void bench_system_wide(void)
+/* The online CPUs, as the mount lists them, into online[] */
+static void find_online(void)
 {
-	char leaf[512], floorfile[512], name[64];
 	long i, n = sysconf(_SC_NPROCESSORS_CONF);
 
 	nr_online = 0;
 	for (i = 0; i < n && nr_online < (int)ARRAY_SIZE(online); i++) {
-		char p[64];
+		char p[PATH_MAX];
 
 		snprintf(p, sizeof(p), "%s/%ld", mnt, i);
 		if (!access(p, F_OK))
 			online[nr_online++] = i;
 	}
+}
+
+static void bench_system_wide(void)
+{
+	char leaf[512], floorfile[512], name[64];
+
+	find_online();
 	path_of(leaf, sizeof(leaf), "all/cpu_clock/all/simple/0");
 	if (kernel_mode)
 		snprintf(floorfile, sizeof(floorfile), "/proc/uptime");
@@ -1425,11 +1442,685 @@ static void bench_system_wide(void)
 	}
 }
 
+/* ------------------------------------------------------------ 10 */
+
+/*
+ * 10: cgroups, issue 18's scrape, as cAdvisor's perf collector does it:
+ * CG_N cgroups made under a parent of ours in the cgroup2 mount, CG_M
+ * events that perf_event_open opens as cgroup events on every online CPU
+ * here (found, not assumed: the mount's events, by name, whose
+ * user.perfctr.encoding is one plain type and config), and a small busy
+ * process in CG_BUSY of the cgroups so that counts move.  A scrape reads
+ * every (cgroup, event) count once:
+ *   perf:      N x M x ncpu events opened with PERF_FLAG_PID_CGROUP, one
+ *              read() each, summed over the CPUs;
+ *   perfctrfs: N x M leaves all/<event>/cgroup.<id>/simple/0, one pread()
+ *              each, its number parsed;
+ *   floor:     N x M pread()s of the floor file.
+ * The cold scrape opens, reads and closes all of them once.  Memory is the
+ * growth of Slab (and of the daemon's VmRSS) while everything is open,
+ * per (cgroup, event) counter.  With BENCH_CG_EVENTS naming a file, the
+ * events chosen are written there, one a line, for bench/run.sh's
+ * perfctr-prom row.  Without a cgroup2 mount or perf's cgroup support, a
+ * note on stderr and no row.
+ */
+#define CG_N		60
+#define CG_M		10
+#define CG_BUSY		3
+
+struct cg_event {
+	char name[128];
+	struct perf_event_attr attr;
+};
+
+static struct {
+	char parent[PATH_MAX];
+	char child[CG_N][PATH_MAX];
+	char leaf[CG_N * CG_M][512];
+	bool parent_made;
+	int nmade;			/* child cgroups made */
+	int dirfd[CG_N];
+	unsigned long long id[CG_N];
+	pid_t busy[CG_BUSY];
+	int nbusy;
+	struct cg_event ev[CG_M];
+	int m;				/* events found */
+	int *pfd, npfd;			/* [cgroup][event][cpu] */
+	int lfd[CG_N * CG_M], nlfd;	/* [cgroup][event] */
+	int floorfd;
+	unsigned long long perf_sum[CG_N * CG_M], fs_val[CG_N * CG_M];
+} cg;
+
+static int cg_perf_open(const struct perf_event_attr *a, int g, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, cg.dirfd[g], cpu, -1,
+		       PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
+}
+
+static void cg_rmdir(const char *dir)
+{
+	struct timespec ms = { 0, 10000000 };
+	int i;
+
+	/* a killed task leaves its cgroup a moment after it is reaped */
+	for (i = 0; i < 100 && rmdir(dir) && errno == EBUSY; i++)
+		nanosleep(&ms, NULL);
+}
+
+/* Everything of this part undone; async-signal-safe, for the handler. */
+static void cg_cleanup(void)
+{
+	int i;
+
+	for (i = 0; i < cg.nbusy; i++)
+		kill(cg.busy[i], SIGKILL);
+	for (i = 0; i < cg.nbusy; i++)
+		waitpid(cg.busy[i], NULL, 0);
+	cg.nbusy = 0;
+	for (i = 0; i < cg.npfd; i++)
+		close(cg.pfd[i]);
+	cg.npfd = 0;
+	for (i = 0; i < cg.nlfd; i++)
+		close(cg.lfd[i]);
+	cg.nlfd = 0;
+	for (i = cg.nmade - 1; i >= 0; i--) {
+		close(cg.dirfd[i]);
+		cg_rmdir(cg.child[i]);
+	}
+	cg.nmade = 0;
+	if (cg.parent_made)
+		cg_rmdir(cg.parent);
+	cg.parent_made = false;
+}
+
+static void cg_on_signal(int sig)
+{
+	cg_cleanup();
+	_exit(128 + sig);
+}
+
+static void cg_signals(void (*handler)(int))
+{
+	signal(SIGTERM, handler);
+	signal(SIGINT, handler);
+	signal(SIGHUP, handler);
+}
+
+/* The first cgroup2 mount point of /proc/self/mountinfo, or -errno */
+static int cg_find_mount(char *out, size_t size)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[2048], mp[1024];
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (err && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, " - cgroup2 "))
+			continue;
+		/* octal escapes (\040) in the mount point: not ours to undo */
+		if (sscanf(line, "%*s %*s %*s %*s %1023s", mp) == 1 &&
+		    !strchr(mp, '\\') && strlen(mp) < size) {
+			snprintf(out, size, "%s", mp);
+			err = 0;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+/* Does this kernel have CONFIG_CGROUP_PERF (perf_event in /proc/cgroups)? */
+static bool cg_perf_supported(void)
+{
+	FILE *f = fopen("/proc/cgroups", "r");
+	char line[256];
+	bool yes = false;
+
+	if (!f)
+		return false;
+	while (!yes && fgets(line, sizeof(line), f))
+		yes = !strncmp(line, "perf_event\t", 11);
+	fclose(f);
+	return yes;
+}
+
+/* The parent and CG_N children under cgroup2 mount @root; 0 or an errno */
+static int cg_make(const char *root)
+{
+	struct stat st;
+	int i;
+
+	if (snprintf(cg.parent, sizeof(cg.parent), "%s/perfctrfs-bench.%d",
+		     root, (int)getpid()) >= (int)sizeof(cg.parent))
+		return ENAMETOOLONG;
+	if (mkdir(cg.parent, 0755))
+		return errno;
+	cg.parent_made = true;
+	for (i = 0; i < CG_N; i++) {
+		if (snprintf(cg.child[i], sizeof(cg.child[i]), "%s/c%02d",
+			     cg.parent, i) >= (int)sizeof(cg.child[i]))
+			return ENAMETOOLONG;
+		if (mkdir(cg.child[i], 0755))
+			return errno;
+		cg.dirfd[i] = open(cg.child[i], O_RDONLY | O_DIRECTORY |
+				   O_CLOEXEC);
+		if (cg.dirfd[i] < 0) {
+			int err = errno;
+
+			rmdir(cg.child[i]);
+			return err;
+		}
+		cg.nmade++;
+		if (fstat(cg.dirfd[i], &st))
+			return errno;
+		cg.id[i] = st.st_ino;
+	}
+	return 0;
+}
+
+/* The type and config of a plain event directory, from its encoding */
+static int cg_encoding(const char *dir, struct perf_event_attr *a)
+{
+	unsigned long long config;
+	unsigned int type;
+	char v[256], tail;
+	ssize_t n = getxattr(dir, "user.perfctr.encoding", v, sizeof(v) - 1);
+
+	if (n < 0)
+		return errno;
+	v[n] = 0;
+	/* one event, no modifier: "type=1,config=0x1" */
+	if (sscanf(v, "type=%u,config=%llx%c", &type, &config, &tail) != 2)
+		return EINVAL;
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = type;
+	a->config = config;
+	return 0;
+}
+
+/* Does @a open as an event of our first cgroup on every online CPU? */
+static int cg_opens(const struct perf_event_attr *a)
+{
+	int c, fd;
+
+	for (c = 0; c < nr_online; c++) {
+		fd = cg_perf_open(a, 0, online[c]);
+		if (fd < 0)
+			return errno;
+		close(fd);
+	}
+	return 0;
+}
+
+/* Up to CG_M events of the mount, by name, that open as cgroup events */
+static int cg_pick_events(void)
+{
+	struct dirent **ents;
+	char all[PATH_MAX], dir[PATH_MAX + 256];
+	int n, i, err = ENOENT;
+
+	path_of(all, sizeof(all), "all");
+	n = scandir(all, &ents, NULL, alphasort);
+	if (n < 0)
+		return errno;
+	for (i = 0; i < n; i++) {
+		struct cg_event *e = &cg.ev[cg.m];
+		const char *name = ents[i]->d_name;
+
+		if (cg.m < CG_M && name[0] != '.' &&
+		    strlen(name) < sizeof(e->name)) {
+			snprintf(dir, sizeof(dir), "%s/%s", all, name);
+			err = cg_encoding(dir, &e->attr);
+			if (!err)
+				err = cg_opens(&e->attr);
+			if (!err)
+				snprintf(cg.ev[cg.m++].name, sizeof(e->name),
+					 "%s", name);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return cg.m ? 0 : err;
+}
+
+/* BENCH_CG_EVENTS: the events chosen, for bench/run.sh */
+static void cg_write_events(void)
+{
+	const char *out = getenv("BENCH_CG_EVENTS");
+	FILE *f;
+	int e;
+
+	if (!out || !*out)
+		return;
+	f = fopen(out, "w");
+	if (!f) {
+		fprintf(stderr, "bench: cgroups: %s: %s\n", out,
+			strerror(errno));
+		return;
+	}
+	for (e = 0; e < cg.m; e++)
+		fprintf(f, "%s\n", cg.ev[e].name);
+	if (fclose(f))
+		fprintf(stderr, "bench: cgroups: %s: %s\n", out,
+			strerror(errno));
+}
+
+/* A small load: faults, a short spin and a sleep, every 10 ms */
+static void cg_busy_loop(void)
+{
+	struct timespec nap = { 0, 9000000 };
+	long ps = sysconf(_SC_PAGESIZE);
+
+	for (;;) {
+		char *m = mmap(NULL, 16 * ps, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		double end = now_ns() + 1e6;
+		long off;
+
+		if (m == MAP_FAILED)
+			_exit(1);
+		for (off = 0; off < 16 * ps; off += ps)
+			m[off] = 1;
+		munmap(m, 16 * ps);
+		while (now_ns() < end)
+			;
+		nanosleep(&nap, NULL);
+	}
+}
+
+/* A busy process moved into cgroup @g; 0 or an errno */
+static int cg_spawn_busy(int g)
+{
+	pid_t parent = getpid(), p;
+	char pid[32];
+	int fd, len, err = 0;
+
+	p = fork();
+	if (p < 0)
+		return errno;
+	if (p == 0) {
+		/* timeout(1) signals our whole group: the cleanup is ours */
+		cg_signals(SIG_DFL);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
+		alarm(600);
+		unpin_self();
+		cg_busy_loop();
+	}
+	cg.busy[cg.nbusy++] = p;
+	fd = openat(cg.dirfd[g], "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	len = snprintf(pid, sizeof(pid), "%d", (int)p);
+	if (write(fd, pid, len) != len)
+		err = errno ? errno : EIO;
+	close(fd);
+	return err;
+}
+
+/* Every (cgroup, event, cpu) perf event; 0 or an errno */
+static int cg_open_perf(void)
+{
+	int g, e, c;
+
+	for (g = 0; g < CG_N; g++)
+		for (e = 0; e < cg.m; e++)
+			for (c = 0; c < nr_online; c++) {
+				int fd = cg_perf_open(&cg.ev[e].attr, g,
+						      online[c]);
+
+				if (fd < 0)
+					return errno;
+				cg.pfd[cg.npfd++] = fd;
+			}
+	return 0;
+}
+
+/* Every (cgroup, event) leaf; 0 or an errno */
+static int cg_open_leaves(void)
+{
+	int i;
+
+	for (i = 0; i < CG_N * cg.m; i++) {
+		int fd = open(cg.leaf[i], O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			return errno;
+		cg.lfd[cg.nlfd++] = fd;
+	}
+	return 0;
+}
+
+static int op_cg_perf_scrape(void *arg)
+{
+	int i, c, k = 0;
+
+	(void)arg;
+	for (i = 0; i < CG_N * cg.m; i++) {
+		unsigned long long sum = 0;
+
+		for (c = 0; c < nr_online; c++, k++) {
+			uint64_t v;
+
+			if (read(cg.pfd[k], &v, sizeof(v)) != sizeof(v))
+				return errno ? errno : EIO;
+			sum += v;
+		}
+		cg.perf_sum[i] = sum;
+	}
+	return 0;
+}
+
+static int op_cg_fs_scrape(void *arg)
+{
+	char line[64];
+	ssize_t n;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < CG_N * cg.m; i++) {
+		n = pread(cg.lfd[i], line, sizeof(line) - 1, 0);
+		if (n <= 0)
+			return n ? errno : EIO;
+		line[n] = 0;
+		cg.fs_val[i] = strtoull(line, NULL, 10);
+	}
+	return 0;
+}
+
+static int op_cg_floor_scrape(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < CG_N * cg.m; i++)
+		if (pread(cg.floorfd, buf, sizeof(buf), 0) <= 0)
+			return errno ? errno : EIO;
+	return 0;
+}
+
+static int op_cg_perf_cold(void *arg)
+{
+	int *fd = arg, n = 0, g, e, c, err = 0;
+	uint64_t v;
+
+	for (g = 0; g < CG_N && !err; g++)
+		for (e = 0; e < cg.m && !err; e++)
+			for (c = 0; c < nr_online && !err; c++) {
+				fd[n] = cg_perf_open(&cg.ev[e].attr, g,
+						     online[c]);
+				if (fd[n] < 0)
+					err = errno;
+				else
+					n++;
+			}
+	for (g = 0; g < n && !err; g++)
+		if (read(fd[g], &v, sizeof(v)) != sizeof(v))
+			err = errno ? errno : EIO;
+	for (g = 0; g < n; g++)
+		close(fd[g]);
+	return err;
+}
+
+static int op_cg_fs_cold(void *arg)
+{
+	int i, err;
+
+	(void)arg;
+	for (i = 0; i < CG_N * cg.m; i++) {
+		err = op_cold_file(cg.leaf[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Rows of one comparison, each median divided by @div, in @unit */
+static void cg_report(const char *op, struct cand *c, double div,
+		      const char *unit)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (c[i].err) {
+			emit_err(op, c[i].name, c[i].err);
+			continue;
+		}
+		emit(op, c[i].name, c[i].median / div, unit,
+		     c[0].err ? NAN : c[i].median / c[0].median,
+		     c[2].err ? NAN : c[i].median / c[2].median, NULL, false);
+	}
+}
+
+/*
+ * How many (cgroup, event) counts are non-zero, of each backend, and one
+ * count of a busy cgroup (c00): task_clock's where it was chosen.
+ */
+static void cg_note_counts(void)
+{
+	int i, p = 0, f = 0, e = 0;
+
+	for (i = 0; i < CG_N * cg.m; i++) {
+		p += cg.perf_sum[i] != 0;
+		f += cg.fs_val[i] != 0;
+	}
+	for (i = 0; i < cg.m; i++)
+		if (!strcmp(cg.ev[i].name, "task_clock"))
+			e = i;
+	fprintf(stderr,
+		"bench: cgroups: non-zero counts: perf %d, perfctrfs %d of %d; "
+		"%s of c00: perf %llu, perfctrfs %llu\n", p, f, CG_N * cg.m,
+		cg.ev[e].name, cg.perf_sum[e], cg.fs_val[e]);
+}
+
+static int op_cg_floor_cold(void *arg)
+{
+	int i, err;
+
+	for (i = 0; i < CG_N * cg.m; i++) {
+		err = op_cold_file(arg);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The leaf paths of every (cgroup, event) */
+static void cg_leaf_paths(void)
+{
+	char rel[256];
+	int g, e;
+
+	for (g = 0; g < CG_N; g++)
+		for (e = 0; e < cg.m; e++) {
+			snprintf(rel, sizeof(rel), "all/%s/cgroup.%llu/simple/0",
+				 cg.ev[e].name, cg.id[g]);
+			path_of(cg.leaf[g * cg.m + e], sizeof(cg.leaf[0]), rel);
+		}
+}
+
+/*
+ * Cgroups, events, busy processes and leaf paths; false, with a note
+ * saying why, when this machine cannot run the part.
+ */
+static bool cg_prepare(void)
+{
+	char root[PATH_MAX];
+	int err, i;
+
+	if (cg_find_mount(root, sizeof(root))) {
+		fprintf(stderr, "bench: cgroups: skip: no cgroup2 mount in /proc/self/mountinfo\n");
+		return false;
+	}
+	if (!cg_perf_supported()) {
+		fprintf(stderr, "bench: cgroups: skip: kernel without CONFIG_CGROUP_PERF (no perf_event in /proc/cgroups)\n");
+		return false;
+	}
+	err = cg_make(root);
+	if (err) {
+		fprintf(stderr, "bench: cgroups: skip: cannot make %d cgroups under %s: %s\n",
+			CG_N, root, strerror(err));
+		return false;
+	}
+	find_online();
+	err = cg_pick_events();
+	if (err) {
+		fprintf(stderr, "bench: cgroups: skip: no event of %s/all opens as a cgroup event: %s\n",
+			mnt, strerror(err));
+		return false;
+	}
+	for (i = 0; i < CG_BUSY; i++) {
+		err = cg_spawn_busy(i * (CG_N / CG_BUSY));
+		if (err) {
+			fprintf(stderr, "bench: cgroups: cannot start a busy process in a cgroup: %s\n",
+				strerror(err));
+			return false;
+		}
+	}
+	cg_leaf_paths();
+	cg_write_events();
+	fprintf(stderr, "bench: cgroups: %d cgroups under %s, %d events (%s ... %s), %d CPUs\n",
+		CG_N, cg.parent, cg.m, cg.ev[0].name, cg.ev[cg.m - 1].name,
+		nr_online);
+	return true;
+}
+
+/* Scrapes, hot then cold, compared; their rows under @label */
+static void cg_compare(const char *label, const char *floorfile, int *cold)
+{
+	char op[128], name[3][128];
+	int n = CG_N * cg.m;
+
+	snprintf(name[0], sizeof(name[0]), "perf read() x %d (%d CPUs each), summed",
+		 n * nr_online, nr_online);
+	snprintf(name[1], sizeof(name[1]), "perfctrfs pread() x %d", n);
+	snprintf(name[2], sizeof(name[2]), "floor pread(%s) x %d",
+		 kernel_mode ? "/proc/uptime" : "nullfs", n);
+	{
+		struct cand c[3] = {
+			CAND(name[0], op_cg_perf_scrape, NULL),
+			CAND(name[1], op_cg_fs_scrape, NULL),
+			CAND(name[2], op_cg_floor_scrape, NULL),
+		};
+
+		compare(c, 3);
+		snprintf(op, sizeof(op), "10 %s scrape", label);
+		cg_report(op, c, 1e6, "ms/scrape");
+		snprintf(op, sizeof(op), "10 %s per counter", label);
+		cg_report(op, c, n, "ns/counter");
+	}
+	cg_note_counts();
+	snprintf(name[0], sizeof(name[0]), "perf open+read+close x %d",
+		 n * nr_online);
+	snprintf(name[1], sizeof(name[1]), "perfctrfs open+read+close x %d", n);
+	snprintf(name[2], sizeof(name[2]), "floor open+read+close x %d", n);
+	{
+		struct cand c[3] = {
+			CAND(name[0], op_cg_perf_cold, cold),
+			CAND(name[1], op_cg_fs_cold, NULL),
+			CAND(name[2], op_cg_floor_cold, (void *)floorfile),
+		};
+
+		compare(c, 3);
+		snprintf(op, sizeof(op), "10 %s cold scrape", label);
+		cg_report(op, c, 1e6, "ms/scrape");
+	}
+}
+
+static void cg_memory_rows(const char *label, long slab_perf, long slab_fs,
+			   long rss_fs)
+{
+	double n = CG_N * cg.m;
+	char op[128], name[96];
+
+	snprintf(op, sizeof(op), "10 %s memory", label);
+	snprintf(name, sizeof(name), "perf (Slab), %d CPU events each",
+		 nr_online);
+	emit(op, name, slab_perf * 1024.0 / n, "B/cgroup counter", NAN, NAN,
+	     NULL, false);
+	emit(op, "perfctrfs (Slab, its perf events included)",
+	     slab_fs * 1024.0 / n, "B/cgroup counter", NAN, NAN, NULL, false);
+	if (!kernel_mode)
+		emit(op, "perfctrfs daemon (VmRSS)", rss_fs * 1024.0 / n,
+		     "B/cgroup counter", NAN, NAN, NULL, false);
+}
+
+/* Open everything, measuring memory, then compare; a failure is a row */
+static void cg_run(const char *label, const char *floorfile, int *cold)
+{
+	long slab0, slab_perf, slab_fs, rss0 = 0, rss_fs = 0;
+	char op[128];
+	int err;
+
+	snprintf(op, sizeof(op), "10 %s scrape", label);
+	cg.floorfd = open(floorfile, O_RDONLY | O_CLOEXEC);
+	if (cg.floorfd < 0) {
+		emit_err(op, floorfile, errno);
+		return;
+	}
+	sync();
+	slab0 = meminfo_kb("Slab");
+	err = cg_open_perf();
+	slab_perf = meminfo_kb("Slab") - slab0;
+	if (err) {
+		emit_err(op, "perf_event_open(PERF_FLAG_PID_CGROUP) of all", err);
+		goto out;
+	}
+	sync();
+	slab0 = meminfo_kb("Slab");
+	if (daemon_pid)
+		rss0 = rss_kb(daemon_pid);
+	err = cg_open_leaves();
+	slab_fs = meminfo_kb("Slab") - slab0;
+	if (daemon_pid)
+		rss_fs = rss_kb(daemon_pid) - rss0;
+	if (err) {
+		emit_err(op, "perfctrfs open of all/<event>/cgroup.<id>/simple/0",
+			 err);
+		goto out;
+	}
+	cg_compare(label, floorfile, cold);
+	cg_memory_rows(label, slab_perf, slab_fs, rss_fs);
+out:
+	close(cg.floorfd);
+}
+
+static void bench_cgroups(void)
+{
+	char label[64], floorfile[512];
+	int *cold = NULL;
+
+	cg_signals(cg_on_signal);
+	atexit(cg_cleanup);
+	if (!cg_prepare())
+		goto out;
+	raise_nofile(2 * CG_N * cg.m * nr_online + CG_N * cg.m + CG_N + 256);
+	cg.pfd = calloc(CG_N * cg.m * nr_online, sizeof(int));
+	cold = calloc(CG_N * cg.m * nr_online, sizeof(int));
+	if (!cg.pfd || !cold)
+		die("calloc");
+	if (kernel_mode)
+		snprintf(floorfile, sizeof(floorfile), "/proc/uptime");
+	else
+		snprintf(floorfile, sizeof(floorfile), "%s/line", nullmnt);
+	snprintf(label, sizeof(label), "cgroups %dx%d", CG_N, cg.m);
+	cg_run(label, floorfile, cold);
+out:
+	cg_cleanup();
+	cg_signals(SIG_DFL);
+	free(cg.pfd);
+	cg.pfd = NULL;
+	free(cold);
+}
+
 /* ------------------------------------------------------------ main */
 
 /*
  * BENCH_ONLY, a comma-separated list of reads, readdir, scale, storm,
- * readers, syswide, stream, runs only those parts (all when unset), to profile one operation.
+ * readers, syswide, stream, cgroups, runs only those parts (all when
+ * unset), to profile one operation.
  */
 static bool wanted(const char *part)
 {
@@ -1509,6 +2200,10 @@ int main(int argc, char *argv[])
 	if (wanted("stream")) {
 		bench_stream();
 		fprintf(stderr, "bench: streaming done\n");
+	}
+	if (wanted("cgroups")) {
+		bench_cgroups();
+		fprintf(stderr, "bench: cgroups done\n");
 	}
 	return 0;
 }
