@@ -70,7 +70,8 @@ wait_mount() {
 # The issue 18 scrape through the real tool: tools/perfctr-prom -G over
 # PROM_CG cgroups of our own, with the events bench's cgroups part chose
 # (it writes them to $work/cg-events), on the FUSE mount.  perfctr-prom
-# is a bash loop that reads each leaf with one dd, and it always opens
+# is a bash loop that reads each leaf with its own read builtin (one
+# read(2), no process) and formats a scrape with one awk; it always opens
 # the per-CPU and system-wide leaves of each event too.  It runs twice,
 # for 1 and for 1 + PROM_K scrapes: the difference is PROM_K scrapes
 # without its start (lookups, opens).  Measured: its user+sys with its
@@ -142,7 +143,7 @@ prom_rows() {
 	awk -v r="$1" -v op="$op" -v k="$PROM_K" -v hz="$hz" -v n=$((PROM_CG * m)) \
 		-v c=$((m * (ncpu + 1))) -v a1="$a1" -v a2="$a2" -v b1="$b1" -v b2="$b2" 'BEGIN {
 		OFS = "\t"
-		print r, "fuse", op, "perfctr-prom user+sys (bash, a dd per leaf: " n " cgroup + " c " CPU leaves)", \
+		print r, "fuse", op, "perfctr-prom user+sys (bash, its own read of each leaf: " n " cgroup + " c " CPU leaves)", \
 			sprintf("%.1f", (b1 - a1) * 1000 / k), "ms/scrape", "-", "-", "-"
 		print r, "fuse", op, "perfctrfs-fuse utime+stime", \
 			sprintf("%.1f", (b2 - a2) * 1000 / hz / k), "ms/scrape", "-", "-", "-"
@@ -215,7 +216,7 @@ md=$res/latest.md
 	echo "- method: one process, pinned to CPU 0, paths interleaved (A B C, C B A), 11 rounds of ~20 ms each after a warm-up, median"
 	echo "- readers (7): T threads of one process on every CPU, each reading its own fd for 200 ms; 5 rounds after a warm-up, paths interleaved, median of all reads/s; vs perf and vs floor are throughput ratios (the target: perfctrfs >= 0.9x the floor); the perfctrfs leaf is all/task_clock/self/simple/0, so it counts the T + 1 threads of the reading process"
 	echo "- cgroups (10): 60 cgroups of bench's own (3 with a small busy process), up to 10 events that open as cgroup events on every CPU; a scrape reads every (cgroup, event) once: perf = one PERF_FLAG_PID_CGROUP event per CPU, read() and summed; perfctrfs = one pread() of all/<event>/cgroup.<id>/simple/0; per counter = per scrape / (cgroups x events); memory = Slab (and FUSE daemon VmRSS) growth with all open, / (cgroups x events). Anchor: cAdvisor's published scrape of 60 containers x 10 perf counters, 8.65 s on 40 cores"
-	echo "- perfctr-prom (11, FUSE): tools/perfctr-prom -G over $PROM_CG cgroups, the same events, -i $PROM_INTERVAL, -n 1 and -n $((PROM_K + 1)); the difference / $PROM_K: its user+sys with its children (a dd per leaf), and the daemon's utime+stime"
+	echo "- perfctr-prom (11, FUSE): tools/perfctr-prom -G over $PROM_CG cgroups, the same events, -i $PROM_INTERVAL, -n 1 and -n $((PROM_K + 1)); the difference / $PROM_K: its user+sys with its children (one awk a scrape), and the daemon's utime+stime"
 	if [ "$runs" -gt 1 ]; then
 		echo "- runs: $runs of both backends (BENCH_RUNS); each operation's rows are those of the run whose ranked row is the median (bench/median-runs.awk), with each row's figure over all runs (a perfctrfs row's ratio to perf, else to the floor; a reference row's value) and its target's verdict in each run"
 	fi
