@@ -32,7 +32,7 @@ setup_file() {
 setup() {
 	perfctr_setup
 	T=$BATS_TEST_TMPDIR
-	offlined= second= second_pid=
+	offlined= second= second_pid= cgdir=
 }
 
 teardown() {
@@ -43,6 +43,8 @@ teardown() {
 	exec 17<&-
 	kill_bg_jobs
 	[ -z "$second" ] || umount_second "$second"
+	# a cgroup a test made goes once its tasks have (kill_bg_jobs waited)
+	[ -z "$cgdir" ] || wait_until "rmdir '$cgdir' 2>/dev/null" 50 || true
 }
 
 # ---- helpers of this file ----------------------------------------------
@@ -205,6 +207,48 @@ stream_ended() {
 	kill "$spid"
 	wait "$spid" 2>/dev/null || true
 	exec 17<&-
+	wait_until '[ "$(counters_held)" = "$held" ]' 50 || true
+	assert_eq "$(counters_held)" "$held" "user.perfctr.counters after every file closed"
+	assert_eq "$(splats)" "$splat0" "kernel log splats (see dmesg)"
+}
+
+@test "hotplug: a cgroup target's stream on a CPU going offline ends; its cpu-all leaf goes on counting" {
+	require_hotplug
+	c=$hp_cpu
+	require_event cpu_clock "$c"
+	cg=$(awk '/ - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$cg" ] || skip "no cgroup2 mount on this machine"
+	grep -qw '^perf_event' /proc/cgroups || skip "kernel without CONFIG_CGROUP_PERF"
+	mkdir "$cg/perfctrfs-hotplug.$$" || skip "cannot create a cgroup under $cg"
+	cgdir=$cg/perfctrfs-hotplug.$$
+	id=$(stat -c %i "$cgdir")
+	held=$(counters_held)
+	splat0=$(splats)
+
+	# a spinner in the cgroup, free to run on every CPU
+	sh -c "echo \$\$ > '$cgdir/cgroup.procs' && exec '$H/spin' $((120 * SLOW))" > "$T/spin.out" 3>&- &
+	spid=$!
+	wait_until "[ -s $T/spin.out ]" 100 || die "spinner did not start"
+	"$H/leafio" "$M/$c/cpu_clock/cgroup.$id/simple/100ms" ms readall > "$T/cpu" 2>&1 3>&- &
+	rc=$!
+	"$H/leafio" "$M/all/cpu_clock/cgroup.$id/simple/0" pread=0 "$(wait_flag on)" pread=0 > "$T/all" 2>&1 3>&- &
+	pa=$!
+	wait_until "[ -s $T/all ] && [ \$(wc -l < $T/cpu) -ge 2 ]" 100 ||
+		die "readers did not start: $(cat "$T/all" "$T/cpu")"
+
+	cpu_set 0
+	# the CPU's stream of the cgroup ends as a CPU-wide one does
+	wait_exit "$rc"
+	stream_ended "$T/cpu"
+	cpu_set 1
+	# the cgroup's all-CPU leaf counted on through it, on the CPU that stayed
+	sleep 0.3
+	raise on
+	wait_exit "$pa"
+	assert_ge "$(line "$T/all" 2)" $(($(line "$T/all" 1) + 1)) "the cgroup's cpu_clock on all CPUs across the offline"
+
+	kill "$spid"
+	wait "$spid" 2>/dev/null || true
 	wait_until '[ "$(counters_held)" = "$held" ]' 50 || true
 	assert_eq "$(counters_held)" "$held" "user.perfctr.counters after every file closed"
 	assert_eq "$(splats)" "$splat0" "kernel log splats (see dmesg)"
