@@ -188,14 +188,17 @@ int perfctrfs_cgroup_path(u64 id, char *buf, size_t size)
  * @cgrp: a cgroup from perfctrfs_cgroup_get()
  *
  * A removed cgroup has no task and can get none: what its counters hold
- * is final.  rmdir kills the cgroup's own reference before it returns.
- * Any context but NMI.
+ * is final.  rmdir takes CSS_ONLINE off the cgroup's own css before it
+ * returns (cgroup_is_dead(), private to kernel/cgroup).  Not
+ * css_is_dying(): 6.12's tests CSS_DYING, which kill_css() sets on the
+ * controllers' csses only, never on the cgroup's own.  Any context but
+ * NMI.
  *
  * Return: true once it is removed.
  */
 bool perfctrfs_cgroup_removed(struct cgroup *cgrp)
 {
-	return css_is_dying(&cgrp->self);
+	return !(READ_ONCE(cgrp->self.flags) & CSS_ONLINE);
 }
 
 static int perfctrfs_cmp_id(const void *a, const void *b)
