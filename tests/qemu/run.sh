@@ -397,11 +397,16 @@ make_initramfs() {
 		cp -a "$out/stress/." "$root/tests/stress/bin/"
 	fi
 	# x86_64: the FUSE daemon, static, for 130-lifetime on the FUSE
-	# backend (CPU hotplug can be tried only in a guest).
+	# backend (CPU hotplug can be tried only in a guest).  Built in this
+	# run's own directory: make check's two x86_64 guests (6.1 and 6.12)
+	# make their initramfs at once when their kernels are cached, and one
+	# link in proto-fuse/ replaced the file the other was copying.
 	if [ "$base" = x86_64 ] && [ -f "$top/proto-fuse/Makefile" ]; then
 		mkdir -p "$root/tests/fuse"
-		make -C "$top/proto-fuse" STATIC=1 CC="$cc"
-		cp "$top/proto-fuse/perfctrfs-fuse-static" "$root/tests/fuse/perfctrfs-fuse"
+		make -C "$top/proto-fuse" STATIC=1 CC="$cc" OBJDIR="$out/fuse-static" \
+			PROG="$out/fuse-static/perfctrfs-fuse" &&
+			cp "$out/fuse-static/perfctrfs-fuse" "$root/tests/fuse/perfctrfs-fuse" ||
+			die "the static FUSE daemon for the guest did not build"
 	fi
 	if [ "$base" = ppc64le ]; then
 		mkdir -p "$root/tests/ppc"
