@@ -9,10 +9,10 @@
 #         format-patch output, 0000-cover-letter.patch first
 #
 # The series, in order: the perf-core patches of kernel/patches (BASE's
-# series, kernel/patches/README), then perfctrfs: the filesystem in six
+# series, kernel/patches/README), then perfctrfs: the filesystem in seven
 # steps (the mount with its build hooks and an empty root; lookup and
 # readdir; open and read of single counters; groups; irq leaves;
-# control words), the x86 and powerpc PMU tables, Documentation, the
+# control words; cgroup targets), the x86 and powerpc PMU tables, Documentation, the
 # KUnit tests, a MAINTAINERS entry.  Each step's files are the clone's
 # with the blocks of the features not yet added left out: the sources'
 # "series:" marker comments (series_markers below) say which lines
@@ -271,8 +271,8 @@ fs_step() {
 		while IFS= read -r o; do
 			case $o in
 			'perfctrfs-$('*') += '*.o)
-				[ -f "$tree/fs/perfctrfs/${o##* }" ] ||
-				[ -f "$tree/fs/perfctrfs/$(basename "${o##* }" .o).c" ] || continue ;;
+				o2=${o##* }
+				[ -f "$tree/fs/perfctrfs/${o2%.o}.c" ] || continue ;;
 			esac
 			printf '%s\n' "$o"
 		done > "$tmp/Makefile"
@@ -291,7 +291,7 @@ make_series() {
 		g am -q "$p" || die "$p does not apply with git am"
 	done
 
-	# 1-6. the filesystem, a feature a patch (series_markers above)
+	# 1-7. the filesystem, a feature a patch (series_markers above)
 	kconfig_entries "$top/fs/perfctrfs/Kconfig" PERFCTRFS > "$tmp/Kconfig"
 	put fs/perfctrfs/Kconfig "$tmp/Kconfig"
 	fs_step - super.c internal.h compat.h grammar.h grammar_env.h
