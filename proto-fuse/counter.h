@@ -110,7 +110,7 @@ struct pf_src {
 	struct pf_src_read *q, **qtail;	/* reads owed a read of the set */
 	struct pf_src_read *ready, **readytail;	/* ... read, to answer */
 	struct pf_src_read *qfree;	/* entries to reuse */
-	bool reading;			/* src_read() reads the set for q */
+	unsigned int reading;		/* src_read()s reading it for q */
 	unsigned int replying;		/* ... answering what it read */
 	unsigned int inside;		/* workers in src_read() */
 };

@@ -140,6 +140,9 @@ struct pf_target {
 	struct perfctrfs_period period;
 };
 
+/* reads of one shared set at once: main.c sets it to the usable CPUs */
+extern unsigned int pf_src_readers;
+
 int pf_counter_init(void);
 void pf_counter_exit(void);
 int pf_file_open(fuse_req_t req, const struct pf_target *t,

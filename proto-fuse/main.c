@@ -367,6 +367,10 @@ int main(int argc, char *argv[])
 	/* before any thread: fork keeps only the calling one */
 	if (fuse_daemonize(opts.foreground))
 		goto out_unmount;
+	/* a CPU a read of one shared set, no more than the workers */
+	pf_src_readers = opts.singlethread ? 1 : usable_cpus();
+	if (pf_src_readers > threads)
+		pf_src_readers = threads;
 	if (pf_counter_init()) {
 		pf_log(LOG_ERR, "cannot start the event loop");
 		goto out_unmount;
