@@ -1195,13 +1195,18 @@ static void bench_storm(void)
  * so a perfctrfs `self` leaf always counts the T + 1 threads (main
  * sleeps): when the first open came while threads were still being made,
  * the daemon's counter set held 3 to 14 of 17, a different cost each run;
- * the threads run on every CPU.  Rounds alternate the order of the three
- * paths, the first is a warm-up, the figure is the median of the rest.
- * The target is on throughput: perfctrfs at least 0.9x the floor.
+ * the threads run on every CPU.  The fourth path, "one task", is the
+ * leaf of a sleeping child: one counter whatever T is, so that its row
+ * is the daemon's scaling alone, where the self leaf's adds T + 1 perf
+ * reads a read of its set (some of them IPIs to a running reader).
+ * Rounds alternate the order of the four paths, the first is a warm-up,
+ * the figure is the median of the rest.  The target is on throughput:
+ * perfctrfs at least 0.9x the floor.
  */
 #define READERS_MAX		16
 #define READERS_ROUNDS		5
 #define READERS_WINDOW_NS	200e6
+#define NR_RD_PATHS		4	/* perf, the leaf, the floor, one task */
 
 struct rd_path {
 	const char *name;
@@ -1305,18 +1310,28 @@ static double rd_round(const struct rd_path *p, int nr)
 static void bench_readers(void)
 {
 	static const int counts[] = { 1, 2, 4, 8, 16 };
-	char leaf[512], floorfile[512], op[32], tgt[32];
-	struct rd_path p[3] = {
+	char leaf[512], one[512], floorfile[512], op[32], tgt[32], rel[64];
+	struct rd_path p[NR_RD_PATHS] = {
 		{ .name = "perf read()" },
 		{ .name = "perfctrfs pread()", .file = leaf },
 		{ .name = kernel_mode ? "floor pread(/proc/uptime)" :
 					"floor pread(nullfs)",
 		  .file = floorfile },
+		{ .name = "perfctrfs pread(), one task", .file = one },
 	};
 	unsigned int k;
 	int r, i, j;
 
 	path_of(leaf, sizeof(leaf), "all/task_clock/self/simple/0");
+	/* a sleeping child: one counter, whatever the readers */
+	if (spawn_children(1)) {
+		p[3].err = errno;
+		snprintf(one, sizeof(one), "/nonexistent");
+	} else {
+		snprintf(rel, sizeof(rel), "all/task_clock/%d/simple/0",
+			 (int)children[0]);
+		path_of(one, sizeof(one), rel);
+	}
 	if (kernel_mode)
 		snprintf(floorfile, sizeof(floorfile), "/proc/uptime");
 	else
@@ -1328,13 +1343,13 @@ static void bench_readers(void)
 		/* the guest has 2 CPUs and a slow clock: 1 and 2 readers */
 		if (kernel_mode && nr > 2)
 			break;
-		for (i = 0; i < 3; i++)
-			p[i].err = 0;
+		for (i = 0; i < NR_RD_PATHS; i++)
+			p[i].err = i == 3 && !nchildren ? p[i].err : 0;
 		for (r = -1; r < READERS_ROUNDS; r++) {
-			for (j = 0; j < 3; j++) {
+			for (j = 0; j < NR_RD_PATHS; j++) {
 				double v;
 
-				i = (r & 1) ? 2 - j : j;
+				i = (r & 1) ? NR_RD_PATHS - 1 - j : j;
 				if (p[i].err)
 					continue;
 				v = rd_round(&p[i], nr);
@@ -1345,7 +1360,7 @@ static void bench_readers(void)
 			}
 		}
 		snprintf(op, sizeof(op), "7 readers %d", nr);
-		for (i = 0; i < 3; i++) {
+		for (i = 0; i < NR_RD_PATHS; i++) {
 			if (p[i].err) {
 				emit_err(op, p[i].name, p[i].err);
 				p[i].median = NAN;
@@ -1353,7 +1368,7 @@ static void bench_readers(void)
 			}
 			p[i].median = median(p[i].s, READERS_ROUNDS);
 		}
-		for (i = 0; i < 3; i++) {
+		for (i = 0; i < NR_RD_PATHS; i++) {
 			double vp, vf;
 
 			if (p[i].err)
@@ -1361,9 +1376,10 @@ static void bench_readers(void)
 			vp = p[i].median / p[0].median;
 			vf = p[i].median / p[2].median;
 			emit(op, p[i].name, p[i].median, "reads/s", vp, vf,
-			     i == 1 ? tgt : NULL, i == 1 && vf >= 0.9);
+			     i == 1 || i == 3 ? tgt : NULL, vf >= 0.9);
 		}
 	}
+	kill_children();
 }
 
 /*
