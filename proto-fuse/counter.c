@@ -560,7 +560,7 @@ static bool src_read(struct pf_file *f, fuse_req_t req, size_t size)
 			src->qfree = r;
 			continue;
 		}
-		/* the last to answer reads the set again: more will have come */
+		/* read the set again, unless enough read it or answer */
 		if (!src->q || src->reading + src->replying >= pf_src_readers)
 			break;
 		/* an open's or ioctl's read (src_sample()) under way */
