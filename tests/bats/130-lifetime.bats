@@ -49,9 +49,10 @@ teardown() {
 
 # ---- helpers of this file ----------------------------------------------
 
-# A leafio op that waits (at most 30 s) until the test raises flag $1.
+# A leafio op that waits (at most 150 s, times SLOW) until the test
+# raises flag $1: a bound on a stuck test, never reached by one that works.
 wait_flag() {
-	echo "sh=i=0; until [ -e $T/flag.$1 ] || [ \$i -ge 600 ]; do sleep 0.05; i=\$((i + 1)); done"
+	echo "sh=i=0; until [ -e $T/flag.$1 ] || [ \$i -ge $((3000 * SLOW)) ]; do sleep 0.05; i=\$((i + 1)); done"
 }
 
 raise() { : > "$T/flag.$1"; }
@@ -118,8 +119,10 @@ stream_ended() {
 	splat0=$(splats)
 	mask=$(printf %x $((1 << c)))
 
-	# a spinner that may run on CPU $c only
-	taskset "$mask" "$H/spin" $((120 * SLOW)) > "$T/spin.out" 3>&- &
+	# a spinner that may run on CPU $c only, until the test (or its
+	# teardown) kills it: a loaded guest took over 120 s to get to the
+	# end, and the spinner had gone when it was to be pinned back
+	taskset "$mask" "$H/spin" $((3600 * SLOW)) > "$T/spin.out" 3>&- &
 	spid=$!
 	wait_until "[ -s $T/spin.out ]" 100 || die "spinner did not start"
 
