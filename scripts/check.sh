@@ -82,7 +82,9 @@ run_stage() {	# stage: runs it, its TAP to a file, its exit code returned
 
 tally() {	# stage rc seconds: print its TAP and add it up
 	local st=$1 rc=$2 secs=$3 p s f
-	cat "$results/$st.tap"
+	# every stage's test lines as "ok N - name": one form for whoever reads
+	# the log for the names of failures (bats alone prints no "- ")
+	sed -E 's/^((not )?ok [0-9]+) (- )?/\1 - /' "$results/$st.tap"
 	p=$(grep -cE '^ok [0-9]+' "$results/$st.tap" | tr -d ' ')
 	s=$(grep -ciE '^ok [0-9]+.*# skip' "$results/$st.tap" | tr -d ' ')
 	f=$(grep -E '^not ok [0-9]+' "$results/$st.tap" | grep -cv '# TODO' | tr -d ' ')
@@ -91,7 +93,7 @@ tally() {	# stage rc seconds: print its TAP and add it up
 	todo=$((todo + t))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
-		echo "not ok - stage $st exited $rc without a failing test line"
+		echo "not ok 0 - stage $st exited $rc without a failing test line"
 	fi
 	[ "$rc" -ne 0 ] && bad_stages+=("$st")
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
