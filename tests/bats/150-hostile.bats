@@ -1418,6 +1418,60 @@ wait_file() { wait_until "[ \$(wc -l < '$1') -ge $2 ]" 100; }
 	assert_ge "$((lines[1] - lines[0]))" 50000000 "ns the second leaf counted while its target spun"
 }
 
+# flood_victim T: U2's reads in 3 s of its own leaf on $extra, while U1's
+# 16 readers each read a leaf of one of U1's 16 idle processes of T
+# threads (a set of T counters each); the count in $victim_reads
+flood_victim() {
+	local T=$1 i p out pids=() fl=()
+	for i in $(seq 16); do
+		"${AS_USER[@]}" "$H/spin" -i -T "$T" $((120 * SLOW)) > "$BATS_TEST_TMPDIR/t$i" 3>&- &
+		pids+=($!)
+	done
+	for i in $(seq 16); do
+		wait_until "[ \$(wc -l < $BATS_TEST_TMPDIR/t$i) -ge $T ]" 200 || die "target $i never made $T threads"
+	done
+	for p in "${pids[@]}"; do
+		timeout $((60 * SLOW)) "${AS_USER[@]}" "$H/manyread" -s 6000 -r 1 -c 0 -t 0 \
+			"$extra/all/task_clock:u/$p/simple/0" > "$BATS_TEST_TMPDIR/f$p" 2>&1 3>&- &
+		fl+=($!)
+	done
+	sleep 1.5
+	out=$(timeout $((60 * SLOW)) "$H/runas" "$(id -u "$U2")" "$(id -g "$U2")" \
+		"$H/manyread" -s 3000 -r 1 -c 0 -t 0 "$extra/all/task_clock:u/self/simple/0" 2>&1) ||
+		die "$U2's reads: $out"
+	wait "${fl[@]}" || die "$U1's readers: $(cat "$BATS_TEST_TMPDIR"/f*)"
+	victim_reads=$(echo "$out" | sed -n 's/^ok reads=\([0-9]*\) .*/\1/p')
+	is_count "$victim_reads" || die "$U2's reads: $out"
+	echo "# $U1's reads of 16 sets of $T: $(cat "$BATS_TEST_TMPDIR"/f* | sort | uniq -c | head -3 | tr -s ' \n' ' '); $U2's: $victim_reads in 3 s" >&3
+	kill "${pids[@]}" 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null || true
+	rm -f "$BATS_TEST_TMPDIR"/f*
+	return 0
+}
+
+@test "150-hostile: one user's reads of its largest sets leave another user's reads served" {
+	# The FUSE daemon reads a period-0 leaf on the worker that took it: a
+	# set of T counters is T read()s, all on that worker.  U1's 16 readers
+	# of 16 sets of 200 (within its share) held all 10 workers, and U2's
+	# read waited in the FUSE queue behind them: 557 reads in 3 s, against
+	# 10,438 while the same readers read sets of 1.  Each user's reads now
+	# hold at most a quarter of the workers.  Compared with the same flood
+	# of sets of 1 in the same test, so that the machine's load cancels.
+	# The kernel backend reads in the reader's own context: FUSE only.
+	require_fuse
+	require_root
+	local cheap big
+	ulimit -n 16384 || skip "no room for 3,400 fds in the daemon"
+	extra=$(extra_dir)
+	mount_extra "$extra" "max_threads=10,max_counters=4000"
+	as_user_argv "$U1"
+	flood_victim 1
+	cheap=$victim_reads
+	flood_victim 200
+	big=$victim_reads
+	assert_ge "$((big * 4))" "$cheap" "$U2's reads in 3 s under $U1's reads of sets of 200, times 4 (under sets of 1: $cheap)"
+}
+
 @test "150-hostile: no counter left held" {
 	assert_no_leak
 }

@@ -2,7 +2,7 @@
 /*
  * spin - burn CPU for a bounded time, in one or more threads.
  *
- *	spin [-g] [-c] [-n] [-L LINGER] [-T THREADS] SECONDS
+ *	spin [-g] [-c] [-n] [-L LINGER] [-i] [-T THREADS] SECONDS
  *
  * Every thread burns until SECONDS of wall time have passed since start
  * (fractions allowed: 0.5), then the process exits 0.  With -c, until
@@ -20,7 +20,8 @@
  * CAP_SYS_PTRACE, a counter opened on it (ptrace's rule), while counters
  * it inherited stay.  With -L, once the threads are done the process
  * lives on in its main thread alone, sleeping LINGER seconds: a target
- * whose threads went and that stays.
+ * whose threads went and that stays.  With -i its threads sleep until
+ * the deadline instead of burning: a target of up to 4096 idle threads.
  */
 #include "common.h"
 #include <pthread.h>
@@ -33,6 +34,7 @@
 static double deadline;
 static clockid_t clock_id = CLOCK_MONOTONIC;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int idle;
 
 static double now(void)
 {
@@ -52,14 +54,18 @@ static void *burn(void *arg)
 	fflush(stdout);
 	pthread_mutex_unlock(&lock);
 	while (now() < deadline)
-		for (i = 0; i < 100000; i++)
-			x += i;
+		if (idle)
+			usleep(100000);
+		else
+			for (i = 0; i < 100000; i++)
+				x += i;
 	return arg;
 }
 
 int main(int argc, char **argv)
 {
-	pthread_t th[64];
+	pthread_t *th;
+	pthread_attr_t attr;
 	unsigned long nt = 1, i;
 	double secs, linger = 0;
 	char *end;
@@ -94,13 +100,18 @@ int main(int argc, char **argv)
 		argv += 2;
 		argc -= 2;
 	}
+	if (argc >= 3 && !strcmp(argv[1], "-i")) {
+		idle = 1;
+		argv++;
+		argc--;
+	}
 	if (argc == 4 && !strcmp(argv[1], "-T")) {
 		nt = num_arg(argv[2]);
 		argv += 2;
 		argc -= 2;
 	}
-	if (argc != 2 || nt < 1 || nt > 64) {
-		fprintf(stderr, "usage: spin [-g] [-c] [-n] [-L LINGER] [-T THREADS] SECONDS\n");
+	if (argc != 2 || nt < 1 || nt > (idle ? 4096 : 64)) {
+		fprintf(stderr, "usage: spin [-g] [-c] [-n] [-L LINGER] [-i] [-T THREADS] SECONDS\n");
 		return 2;
 	}
 	secs = strtod(argv[1], &end);
@@ -123,8 +134,14 @@ int main(int argc, char **argv)
 		}
 	}
 	deadline = now() + secs;
+	th = calloc(nt, sizeof(*th));
+	if (!th || pthread_attr_init(&attr) ||
+	    pthread_attr_setstacksize(&attr, 64 * 1024)) {
+		fprintf(stderr, "spin: out of memory\n");
+		return 1;
+	}
 	for (i = 1; i < nt; i++)
-		if (pthread_create(&th[i], NULL, burn, NULL)) {
+		if (pthread_create(&th[i], &attr, burn, NULL)) {
 			fprintf(stderr, "spin: pthread_create failed\n");
 			return 1;
 		}
