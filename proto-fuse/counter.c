@@ -647,7 +647,14 @@ void pf_file_read(fuse_req_t req, struct pf_file *f, size_t size, off_t off,
 	size_t n;
 
 	if (f->type != PERFCTRFS_IRQ && !f->period.value) {
-		read_period0(req, f, size, off);
+		struct pf_share *rs = f->rshare;
+
+		/* at most max_calls workers a user (share.c) */
+		if (!pf_share_read_enter(rs, req, f, size, off))
+			return;
+		do
+			read_period0(req, f, size, off);
+		while (pf_share_read_next(rs, &req, &f, &size, &off));
 		return;
 	}
 	if (size > sizeof(buf))
@@ -882,6 +889,7 @@ static void file_destroy(struct pf_file *f)
 	if (f->src_last)
 		src_free(f->src);
 	pf_share_give(f->uid, f->share);
+	pf_share_files_put(f->rshare);
 	free(f->sets);
 	free(f->q);
 	pf_budget_give(&f->budget);
@@ -1479,6 +1487,8 @@ int pf_file_open(fuse_req_t req, const struct pf_target *t, int flags,
 	}
 	if (err)
 		goto fail_early;
+	/* its user's entry, for the gate on its reads (share.c) */
+	f->rshare = pf_share_files_get(f->uid);
 
 	pthread_mutex_lock(&pf_lock);
 	nr_counters += f->nr_sets * f->nr_members;

@@ -161,6 +161,7 @@ struct pf_file {
 	uint64_t unsampled;		/* periods reported lost, never sampled */
 	uid_t uid;			/* whose share its counters are */
 	unsigned long share;
+	struct pf_share *rshare;	/* its uid's entry: the read gate */
 	struct pf_budget budget;	/* what its caller is charged */
 };
 

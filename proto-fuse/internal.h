@@ -177,6 +177,13 @@ int pf_share_call_take(uid_t uid);
 int pf_share_cgids_take(uid_t uid, unsigned long n);
 void pf_share_cgids_give(uid_t uid, unsigned long n);
 void pf_share_call_give(uid_t uid);
+struct pf_share;
+struct pf_share *pf_share_files_get(uid_t uid);
+void pf_share_files_put(struct pf_share *s);
+bool pf_share_read_enter(struct pf_share *s, fuse_req_t req,
+			 struct pf_file *f, size_t size, off_t off);
+bool pf_share_read_next(struct pf_share *s, fuse_req_t *req,
+			struct pf_file **f, size_t *size, off_t *off);
 int pf_budget_lock(const struct pf_caller *c, unsigned long pages,
 		   struct pf_budget *b);
 int pf_budget_timer(const struct pf_caller *c, uint64_t period_ns,

@@ -80,6 +80,20 @@ struct pf_share {
 	unsigned long timer_rate;	/* its timers' firings a second */
 	unsigned long calls;		/* its requests with an opener now */
 	unsigned long cgids;		/* cgroup ids its open listings hold */
+	unsigned long files;		/* its open leaves (pf_share_files_get()) */
+	/* its period-0 reads: rlock guards reading and the parked queue */
+	pthread_mutex_t rlock;
+	unsigned long reading;		/* workers in its reads now */
+	struct pf_parked *parked, **ptail;
+};
+
+/* A read of a user whose reads held all it may have of the workers. */
+struct pf_parked {
+	struct pf_parked *next;
+	fuse_req_t req;
+	struct pf_file *f;
+	size_t size;
+	off_t off;
 };
 
 static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -97,6 +111,11 @@ static struct pf_share *share_find(uid_t uid, bool create)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
+	if (pthread_mutex_init(&s->rlock, NULL)) {
+		free(s);
+		return NULL;
+	}
+	s->ptail = &s->parked;
 	s->uid = uid;
 	s->next = *pp;
 	*pp = s;
@@ -109,11 +128,12 @@ static void share_put(struct pf_share *s)
 	struct pf_share **pp;
 
 	if (s->held || s->dirs || s->mlock.user || s->mlock.pinned ||
-	    s->timer_rate || s->calls || s->cgids)
+	    s->timer_rate || s->calls || s->cgids || s->files)
 		return;
 	for (pp = &buckets[s->uid % SHARE_BUCKETS]; *pp != s; pp = &(*pp)->next)
 		;
 	*pp = s->next;
+	pthread_mutex_destroy(&s->rlock);
 	free(s);
 }
 
@@ -390,4 +410,105 @@ void pf_budget_give(struct pf_budget *b)
 	}
 	pthread_mutex_unlock(&share_lock);
 	memset(b, 0, sizeof(*b));
+}
+
+/*
+ * A period-0 read is done on the worker that took it, as long as the
+ * read of a set takes: one read() a counter, up to max_counters of them.
+ * One user's reads of many large sets could hold every worker, and
+ * another user's read would wait behind them in the FUSE queue, so each
+ * user's reads may hold at most pf_opts.max_calls workers at once (a
+ * quarter of them).  A read past that is parked, and the worker goes back
+ * to the queue; the user's next worker to finish a read takes the parked
+ * one.  A user's reads are answered in order, never refused, and the
+ * other workers stay free for everyone else.  The daemon's own (root's)
+ * reads have no limit.
+ *
+ * A leaf holds its user's entry from its open to its release
+ * (pf_share_files_get()), so the hot read takes only that user's rlock.
+ */
+struct pf_share *pf_share_files_get(uid_t uid)
+{
+	struct pf_share *s;
+
+	if (uid == PF_UID_DAEMON)
+		return NULL;
+	pthread_mutex_lock(&share_lock);
+	s = share_find(uid, true);
+	if (s)
+		s->files++;
+	pthread_mutex_unlock(&share_lock);
+	return s;
+}
+
+void pf_share_files_put(struct pf_share *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&share_lock);
+	s->files--;
+	share_put(s);
+	pthread_mutex_unlock(&share_lock);
+}
+
+/*
+ * A period-0 read of @f by @s's user: true when the caller is to do it
+ * now (then pf_share_read_next() when done), false when it was parked
+ * for one of the user's workers already reading.  Out of memory to park
+ * it, it is done now.
+ */
+bool pf_share_read_enter(struct pf_share *s, fuse_req_t req,
+			 struct pf_file *f, size_t size, off_t off)
+{
+	struct pf_parked *p;
+
+	if (!s)
+		return true;
+	pthread_mutex_lock(&s->rlock);
+	if (!pf_opts.max_calls || s->reading < pf_opts.max_calls ||
+	    !(p = malloc(sizeof(*p)))) {
+		s->reading++;
+		pthread_mutex_unlock(&s->rlock);
+		return true;
+	}
+	p->next = NULL;
+	p->req = req;
+	p->f = f;
+	p->size = size;
+	p->off = off;
+	*s->ptail = p;
+	s->ptail = &p->next;
+	pthread_mutex_unlock(&s->rlock);
+	return false;
+}
+
+/*
+ * Done with a read of @s's user: true with the next read parked for it
+ * in *@req, *@f, *@size, *@off, to do now; false when none waits.
+ */
+bool pf_share_read_next(struct pf_share *s, fuse_req_t *req,
+			struct pf_file **f, size_t *size, off_t *off)
+{
+	struct pf_parked *p;
+
+	if (!s)
+		return false;
+	pthread_mutex_lock(&s->rlock);
+	p = s->parked;
+	if (p) {
+		s->parked = p->next;
+		if (!s->parked)
+			s->ptail = &s->parked;
+	} else {
+		s->reading--;
+	}
+	pthread_mutex_unlock(&s->rlock);
+	if (!p)
+		return false;
+	*req = p->req;
+	*f = p->f;
+	*size = p->size;
+	*off = p->off;
+	free(p);
+	return true;
 }
