@@ -80,9 +80,9 @@ struct pf_share {
 	unsigned long timer_rate;	/* its timers' firings a second */
 	unsigned long calls;		/* its requests with an opener now */
 	unsigned long cgids;		/* cgroup ids its open listings hold */
-	unsigned long files;		/* its open leaves (pf_share_files_get()) */
-	/* its period-0 reads: rlock guards reading and the parked queue */
+	/* its period-0 reads: rlock guards refs, reading and the parked queue */
 	pthread_mutex_t rlock;
+	unsigned long refs;		/* its open leaves and its reads now */
 	unsigned long reading;		/* workers in its reads now */
 	struct pf_parked *parked, **ptail;
 };
@@ -126,9 +126,15 @@ static struct pf_share *share_find(uid_t uid, bool create)
 static void share_put(struct pf_share *s)
 {
 	struct pf_share **pp;
+	unsigned long refs;
 
 	if (s->held || s->dirs || s->mlock.user || s->mlock.pinned ||
-	    s->timer_rate || s->calls || s->cgids || s->files)
+	    s->timer_rate || s->calls || s->cgids)
+		return;
+	pthread_mutex_lock(&s->rlock);
+	refs = s->refs;
+	pthread_mutex_unlock(&s->rlock);
+	if (refs)
 		return;
 	for (pp = &buckets[s->uid % SHARE_BUCKETS]; *pp != s; pp = &(*pp)->next)
 		;
@@ -425,7 +431,9 @@ void pf_budget_give(struct pf_budget *b)
  * reads have no limit.
  *
  * A leaf holds its user's entry from its open to its release
- * (pf_share_files_get()), so the hot read takes only that user's rlock.
+ * (pf_share_files_get()), so the hot read takes only that user's rlock;
+ * a worker reading holds it too, until its last read is answered, for
+ * the answer may be what the leaf's release waited for.
  */
 struct pf_share *pf_share_files_get(uid_t uid)
 {
@@ -435,8 +443,11 @@ struct pf_share *pf_share_files_get(uid_t uid)
 		return NULL;
 	pthread_mutex_lock(&share_lock);
 	s = share_find(uid, true);
-	if (s)
-		s->files++;
+	if (s) {
+		pthread_mutex_lock(&s->rlock);
+		s->refs++;
+		pthread_mutex_unlock(&s->rlock);
+	}
 	pthread_mutex_unlock(&share_lock);
 	return s;
 }
@@ -446,7 +457,9 @@ void pf_share_files_put(struct pf_share *s)
 	if (!s)
 		return;
 	pthread_mutex_lock(&share_lock);
-	s->files--;
+	pthread_mutex_lock(&s->rlock);
+	s->refs--;
+	pthread_mutex_unlock(&s->rlock);
 	share_put(s);
 	pthread_mutex_unlock(&share_lock);
 }
@@ -468,6 +481,7 @@ bool pf_share_read_enter(struct pf_share *s, fuse_req_t req,
 	if (!pf_opts.max_calls || s->reading < pf_opts.max_calls ||
 	    !(p = malloc(sizeof(*p)))) {
 		s->reading++;
+		s->refs++;
 		pthread_mutex_unlock(&s->rlock);
 		return true;
 	}
@@ -490,6 +504,8 @@ bool pf_share_read_next(struct pf_share *s, fuse_req_t *req,
 			struct pf_file **f, size_t *size, off_t *off)
 {
 	struct pf_parked *p;
+	uid_t uid;
+	bool last;
 
 	if (!s)
 		return false;
@@ -501,10 +517,21 @@ bool pf_share_read_next(struct pf_share *s, fuse_req_t *req,
 			s->ptail = &s->parked;
 	} else {
 		s->reading--;
+		last = !--s->refs;
+		uid = s->uid;
 	}
 	pthread_mutex_unlock(&s->rlock);
-	if (!p)
+	if (!p) {
+		/* @s may be gone as soon as rlock is free: found again */
+		if (last) {
+			pthread_mutex_lock(&share_lock);
+			s = share_find(uid, false);
+			if (s)
+				share_put(s);
+			pthread_mutex_unlock(&share_lock);
+		}
 		return false;
+	}
 	*req = p->req;
 	*f = p->f;
 	*size = p->size;

@@ -21,7 +21,8 @@
  * it inherited stay.  With -L, once the threads are done the process
  * lives on in its main thread alone, sleeping LINGER seconds: a target
  * whose threads went and that stays.  With -i its threads sleep until
- * the deadline instead of burning: a target of up to 4096 idle threads.
+ * the deadline instead of burning: a target of up to 4096 idle threads
+ * (small stacks).
  */
 #include "common.h"
 #include <pthread.h>
@@ -135,11 +136,16 @@ int main(int argc, char **argv)
 	}
 	deadline = now() + secs;
 	th = calloc(nt, sizeof(*th));
-	if (!th || pthread_attr_init(&attr) ||
-	    pthread_attr_setstacksize(&attr, 64 * 1024)) {
+	if (!th || pthread_attr_init(&attr)) {
 		fprintf(stderr, "spin: out of memory\n");
 		return 1;
 	}
+	/*
+	 * many idle threads: small stacks (at least PTHREAD_STACK_MIN, 128
+	 * KiB on ppc64le); left at the default where even that is refused
+	 */
+	if (idle)
+		pthread_attr_setstacksize(&attr, 256 * 1024);
 	for (i = 1; i < nt; i++)
 		if (pthread_create(&th[i], &attr, burn, NULL)) {
 			fprintf(stderr, "spin: pthread_create failed\n");
