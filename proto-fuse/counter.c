@@ -522,11 +522,16 @@ static void src_reply(struct pf_src_read *r)
  * Each batch is still read after all its reads came, so a reader whose
  * answer came before its next read sees a read begun after that answer.
  */
-static bool src_read(struct pf_file *f, fuse_req_t req, size_t size)
+/*
+ * Queue a read at offset 0 of @f, a leaf of a shared set, for
+ * src_drive(): false when out of memory.  The set is held (src->inside)
+ * for the src_drive() that follows, since the read may be answered by
+ * another worker at once, and its leaf released.
+ */
+static bool src_enqueue(struct pf_file *f, fuse_req_t req, size_t size)
 {
 	struct pf_src *src = f->src;
-	struct pf_src_read *r, *batch;
-	uint64_t gen;
+	struct pf_src_read *r;
 
 	pthread_mutex_lock(&src->lock);
 	r = src->qfree;
@@ -546,6 +551,20 @@ static bool src_read(struct pf_file *f, fuse_req_t req, size_t size)
 	*src->qtail = r;
 	src->qtail = &r->next;
 	src->inside++;
+	pthread_mutex_unlock(&src->lock);
+	return true;
+}
+
+/*
+ * Answer what is queued on @src, reading the set as src_read() says, and
+ * let go of the @held holds that src_enqueue() took.
+ */
+static void src_drive(struct pf_src *src, unsigned int held)
+{
+	struct pf_src_read *r, *batch;
+	uint64_t gen;
+
+	pthread_mutex_lock(&src->lock);
 	for (;;) {
 		if ((r = src->ready)) {
 			src->ready = r->next;
@@ -593,9 +612,19 @@ static bool src_read(struct pf_file *f, fuse_req_t req, size_t size)
 		src->readytail = &r->next;
 	}
 	/* src_free() waits for the last to leave */
-	if (!--src->inside)
+	src->inside -= held;
+	if (!src->inside)
 		pthread_cond_broadcast(&src->cond);
 	pthread_mutex_unlock(&src->lock);
+}
+
+static bool src_read(struct pf_file *f, fuse_req_t req, size_t size)
+{
+	struct pf_src *src = f->src;
+
+	if (!src_enqueue(f, req, size))
+		return false;
+	src_drive(src, 1);
 	return true;
 }
 
@@ -639,6 +668,40 @@ static void read_period0(fuse_req_t req, struct pf_file *f, size_t size,
 	fuse_reply_buf(req, line, len < size ? len : size);
 }
 
+/*
+ * Do the reads of one user that were parked while its workers read
+ * (share.c), and free @list.  The reads of one shared set among them are
+ * all queued before the set is read, so that one read of it answers them
+ * together, as it would have had each come to a worker of its own.
+ */
+static void read_parked(struct pf_parked *list)
+{
+	struct pf_src *src[PF_PARKED_SETS];
+	unsigned int held[PF_PARKED_SETS], n = 0, i;
+	struct pf_parked *p;
+
+	while ((p = list)) {
+		struct pf_src *ps = p->off == 0 ? p->f->src : NULL;
+
+		list = p->next;
+		for (i = 0; ps && i < n && src[i] != ps; i++)
+			;
+		if (ps && (i < n || n < PF_PARKED_SETS) &&
+		    src_enqueue(p->f, p->req, p->size)) {
+			if (i == n) {
+				src[n] = ps;
+				held[n++] = 0;
+			}
+			held[i]++;
+		} else {
+			read_period0(p->req, p->f, p->size, p->off);
+		}
+		free(p);
+	}
+	for (i = 0; i < n; i++)
+		src_drive(src[i], held[i]);
+}
+
 void pf_file_read(fuse_req_t req, struct pf_file *f, size_t size, off_t off,
 		  int flags)
 {
@@ -648,13 +711,14 @@ void pf_file_read(fuse_req_t req, struct pf_file *f, size_t size, off_t off,
 
 	if (f->type != PERFCTRFS_IRQ && !f->period.value) {
 		struct pf_share *rs = f->rshare;
+		struct pf_parked *list;
 
 		/* at most max_calls workers a user (share.c) */
 		if (!pf_share_read_enter(rs, req, f, size, off))
 			return;
-		do
-			read_period0(req, f, size, off);
-		while (pf_share_read_next(rs, &req, &f, &size, &off));
+		read_period0(req, f, size, off);
+		while ((list = pf_share_read_next(rs)))
+			read_parked(list);
 		return;
 	}
 	if (size > sizeof(buf))

@@ -182,8 +182,19 @@ struct pf_share *pf_share_files_get(uid_t uid);
 void pf_share_files_put(struct pf_share *s);
 bool pf_share_read_enter(struct pf_share *s, fuse_req_t req,
 			 struct pf_file *f, size_t size, off_t off);
-bool pf_share_read_next(struct pf_share *s, fuse_req_t *req,
-			struct pf_file **f, size_t *size, off_t *off);
+struct pf_parked *pf_share_read_next(struct pf_share *s);
+
+/* A period-0 read parked for one of its user's workers (share.c). */
+struct pf_parked {
+	struct pf_parked *next;
+	fuse_req_t req;
+	struct pf_file *f;
+	size_t size;
+	off_t off;
+};
+
+/* the shared sets whose parked reads a worker queues before it reads */
+#define PF_PARKED_SETS	16
 int pf_budget_lock(const struct pf_caller *c, unsigned long pages,
 		   struct pf_budget *b);
 int pf_budget_timer(const struct pf_caller *c, uint64_t period_ns,

@@ -87,14 +87,6 @@ struct pf_share {
 	struct pf_parked *parked, **ptail;
 };
 
-/* A read of a user whose reads held all it may have of the workers. */
-struct pf_parked {
-	struct pf_parked *next;
-	fuse_req_t req;
-	struct pf_file *f;
-	size_t size;
-	off_t off;
-};
 
 static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pf_share *buckets[SHARE_BUCKETS];
@@ -425,10 +417,11 @@ void pf_budget_give(struct pf_budget *b)
  * another user's read would wait behind them in the FUSE queue, so each
  * user's reads may hold at most pf_opts.max_calls workers at once (a
  * quarter of them).  A read past that is parked, and the worker goes back
- * to the queue; the user's next worker to finish a read takes the parked
- * one.  A user's reads are answered in order, never refused, and the
- * other workers stay free for everyone else.  The daemon's own (root's)
- * reads have no limit.
+ * to the queue; the user's next worker to finish a read takes every read
+ * parked meanwhile (counter.c's read_parked(), which answers the reads of
+ * one shared set among them with one read of it).  No read is refused,
+ * and the other workers stay free for everyone else.  The daemon's own
+ * (root's) reads have no limit.
  *
  * A leaf holds its user's entry from its open to its release
  * (pf_share_files_get()), so the hot read takes only that user's rlock;
@@ -497,45 +490,36 @@ bool pf_share_read_enter(struct pf_share *s, fuse_req_t req,
 }
 
 /*
- * Done with a read of @s's user: true with the next read parked for it
- * in *@req, *@f, *@size, *@off, to do now; false when none waits.
+ * Done with the reads of @s's user that this worker had: those parked for
+ * it meanwhile, in order, to do now and free; NULL when none waits (and
+ * the worker is no longer one of the user's).
  */
-bool pf_share_read_next(struct pf_share *s, fuse_req_t *req,
-			struct pf_file **f, size_t *size, off_t *off)
+struct pf_parked *pf_share_read_next(struct pf_share *s)
 {
 	struct pf_parked *p;
 	uid_t uid;
-	bool last;
+	bool last = false;
 
 	if (!s)
-		return false;
+		return NULL;
 	pthread_mutex_lock(&s->rlock);
 	p = s->parked;
 	if (p) {
-		s->parked = p->next;
-		if (!s->parked)
-			s->ptail = &s->parked;
+		s->parked = NULL;
+		s->ptail = &s->parked;
 	} else {
 		s->reading--;
 		last = !--s->refs;
-		uid = s->uid;
 	}
+	uid = s->uid;
 	pthread_mutex_unlock(&s->rlock);
-	if (!p) {
-		/* @s may be gone as soon as rlock is free: found again */
-		if (last) {
-			pthread_mutex_lock(&share_lock);
-			s = share_find(uid, false);
-			if (s)
-				share_put(s);
-			pthread_mutex_unlock(&share_lock);
-		}
-		return false;
+	/* @s may be gone as soon as rlock is free: found again */
+	if (last) {
+		pthread_mutex_lock(&share_lock);
+		s = share_find(uid, false);
+		if (s)
+			share_put(s);
+		pthread_mutex_unlock(&share_lock);
 	}
-	*req = p->req;
-	*f = p->f;
-	*size = p->size;
-	*off = p->off;
-	free(p);
-	return true;
+	return p;
 }
