@@ -49,17 +49,23 @@ within() {	# within A B PERCENT: |A - B| <= PERCENT% of B
 	p=$(count "$perf" page-faults) o=$(count "$ours" page-faults)
 	check 'within "$o" "$p" 1' "page-faults: perf $p, perfctr-stat $o"
 
-	# CPU time still varies with what shares the CPU (a loaded guest's
-	# task-clock includes time its vCPU lost): the least of five runs
-	# each, taken in turns, is the loop's own.
-	p=1e9 o=1e9
-	for i in 1 2 3 4 5; do
+	# CPU time varies with what shares the CPU (a loaded machine's
+	# task-clock includes time its vCPU lost), and the least of five
+	# runs each, in turns, still differed by 18% in CI.  So runs are
+	# paired, perf's and ours one after the other, and the median of
+	# the seven pairs' ratios is what must be near 1: a pair shares its
+	# moment's load, and the median leaves out the pairs a burst split.
+	r=()
+	for i in 1 2 3 4 5 6 7; do
 		run --separate-stderr perf stat -x, -e task-clock -- "$W" loop 300
-		p=$(awk -v a="$p" -v b="$(count "$stderr" task-clock)" 'BEGIN { print (b < a ? b : a) }')
+		p=$(count "$stderr" task-clock)
 		run --separate-stderr "$T/perfctr-stat" -x, -e task-clock -- "$W" loop 300
-		o=$(awk -v a="$o" -v b="$(count "$stderr" task-clock)" 'BEGIN { print (b < a ? b : a) }')
+		o=$(count "$stderr" task-clock)
+		r+=("$(awk -v o="$o" -v p="$p" 'BEGIN { printf "%.3f", o / p }')")
 	done
-	check 'within "$o" "$p" 10' "task-clock: perf $p, perfctr-stat $o msec (least of 5)"
+	m=$(printf '%s\n' "${r[@]}" | sort -n | sed -n 4p)
+	echo "# task-clock, perfctr-stat / perf, 7 pairs: ${r[*]}" >&3
+	check 'within "$m" 1 10' "task-clock of a loop, perfctr-stat / perf in 7 pairs of runs: ${r[*]} (median $m)"
 }
 
 @test "oracle -x,: context switches of 'work switch 300' agree, with perf's default events and names" {
