@@ -500,29 +500,6 @@ static void src_reply(struct pf_src_read *r)
 }
 
 /*
- * A read at offset 0 of @f, a leaf of a shared set: queued, and answered
- * by a read of the set begun after it was (struct pf_src).  The workers
- * that come share the work and none sleeps on another: one reads the set
- * for all the reads queued (src->reading), and goes on while more came
- * meanwhile; the reads it has read for wait on src->ready for whoever
- * comes first to answer them, it or a worker that brings a read of its
- * own.  A worker leaves once no answer is waiting and no read of the set
- * is owed that another is not making, so that however many readers pile
- * up, one read of the set (one read() per thread of the target) answers
- * them all, and a worker that stalls (preempted) stalls nobody else's
- * answers but those it holds.  False (out of memory): @f is to be read
- * the old way.
- *
- * Up to pf_src_readers reads of the set (and answers) run at once, one
- * a CPU: a worker that brings a read while another reads the set reads
- * it again for the reads queued meanwhile, on its own CPU, rather than
- * leave them for the reader to read once it has answered its own.  With
- * one at a time, a set of one counter ran at 0.7-0.8 of the FUSE floor
- * from 4 readers up on 2 CPUs; two at a time, 0.9-1.0 (bench part 7).
- * Each batch is still read after all its reads came, so a reader whose
- * answer came before its next read sees a read begun after that answer.
- */
-/*
  * Queue a read at offset 0 of @f, a leaf of a shared set, for
  * src_drive(): false when out of memory.  The set is held (src->inside)
  * for the src_drive() that follows, since the read may be answered by
@@ -618,6 +595,29 @@ static void src_drive(struct pf_src *src, unsigned int held)
 	pthread_mutex_unlock(&src->lock);
 }
 
+/*
+ * A read at offset 0 of @f, a leaf of a shared set: queued, and answered
+ * by a read of the set begun after it was (struct pf_src).  The workers
+ * that come share the work and none sleeps on another: one reads the set
+ * for all the reads queued (src->reading), and goes on while more came
+ * meanwhile; the reads it has read for wait on src->ready for whoever
+ * comes first to answer them, it or a worker that brings a read of its
+ * own.  A worker leaves once no answer is waiting and no read of the set
+ * is owed that another is not making, so that however many readers pile
+ * up, one read of the set (one read() per thread of the target) answers
+ * them all, and a worker that stalls (preempted) stalls nobody else's
+ * answers but those it holds.  False (out of memory): @f is to be read
+ * the old way.
+ *
+ * Up to pf_src_readers reads of the set (and answers) run at once, one
+ * a CPU: a worker that brings a read while another reads the set reads
+ * it again for the reads queued meanwhile, on its own CPU, rather than
+ * leave them for the reader to read once it has answered its own.  With
+ * one at a time, a set of one counter ran at 0.7-0.8 of the FUSE floor
+ * from 4 readers up on 2 CPUs; two at a time, 0.9-1.0 (bench part 7).
+ * Each batch is still read after all its reads came, so a reader whose
+ * answer came before its next read sees a read begun after that answer.
+ */
 static bool src_read(struct pf_file *f, fuse_req_t req, size_t size)
 {
 	struct pf_src *src = f->src;

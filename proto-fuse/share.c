@@ -87,7 +87,6 @@ struct pf_share {
 	struct pf_parked *parked, **ptail;
 };
 
-
 static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pf_share *buckets[SHARE_BUCKETS];
 

@@ -4,7 +4,7 @@
 # Builds proto-fuse and the test helpers, mounts the daemon with
 # allow_other on a private temporary directory, runs the suite as root and
 # then as an unprivileged user, and prints one TAP stream on stdout: the
-# root run's tests named "- [root] ...", the user run's "- [user] ...",
+# root run's tests named "[root] ...", the user run's "[user] ...",
 # numbered 1..N across both.  Then unmounts and checks the daemon exited 0.
 # Exits non-zero on any failure.  Progress goes to stderr.
 #
@@ -128,8 +128,8 @@ awk -v tags="root user" '
 	/^(not )?ok [0-9]+/ {
 		n++
 		not = ($1 == "not")
-		sub(/^(not )?ok [0-9]+ ?(- )?/, "")
-		out[++k] = (not ? "not ok " : "ok ") n " - [" t[run] "] " $0
+		sub(/^(not )?ok [0-9]+ ?/, "")
+		out[++k] = (not ? "not ok " : "ok ") n " [" t[run] "] " $0
 		next
 	}
 	{ out[++k] = $0 }
